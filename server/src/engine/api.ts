@@ -1,0 +1,83 @@
+// Plain-data types of the engine's public surface, shared by its modules and the faces
+// (LSP, CLI, MCP). No LSP types here: positions are plain {line, character} objects.
+import type { EntityKind, Relation, Position } from '../../../protocol';
+import type { Span } from './languages/types';
+
+export type { Position };
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** An incremental or full text change, shaped like LSP's TextDocumentContentChangeEvent. */
+export type TextChange = { range: Range; text: string } | { text: string };
+
+/** An entity as stored. Rows/columns are 0-based (UTF-16 columns). */
+export interface EntityRow {
+  id: string;
+  kind: EntityKind;
+  name: string;
+  qname: string;
+  file: string | null;
+  parent: string | null;
+  span: Span | null;
+  nameSpan: Span | null;
+  signature: string;
+  docstring: string | null;
+  decorators: string[];
+}
+
+/** An edge as stored, with its site. */
+export interface EdgeRow {
+  source: string;
+  /** Entity id, or null when the target is not (yet) an entity. */
+  target: string | null;
+  /** The target's name as written (always set). */
+  targetName: string;
+  relation: Relation;
+  ambiguous: boolean;
+  caught: boolean;
+  /** Site of the reference in the source entity's file. */
+  file: string;
+  span: Span;
+}
+
+export interface ModelSettings {
+  /** Hugging Face model id or a local folder; `none` switches the model stream off. */
+  model?: string;
+  /** Folder with local models (transformers.js `localModelPath`). */
+  localModelPath?: string;
+  /** Cache folder for downloaded models. */
+  cacheDir?: string;
+  /** Allow downloads from the model hub (default true, as the library does). */
+  allowRemote?: boolean;
+  /** `auto` (default), `float` or `binary` vector search. */
+  quantization?: 'auto' | 'float' | 'binary';
+}
+
+export interface EngineOptions {
+  root: string;
+  /** Extra glob patterns to skip (gitignore syntax), on top of .gitignore and the built-ins. */
+  exclude?: string[];
+  /** Files larger than this are skipped (default 1 MB). */
+  maxFileBytes?: number;
+  /** Where the index lives; default `<root>/.nsccn/index.db`. `:memory:` for tests. */
+  dbPath?: string;
+  /** Worker threads for parsing (default: cores, at most 4; 0 = parse on the main thread). */
+  workers?: number;
+  embeddings?: ModelSettings;
+  /** Receives one-line diagnostics (skipped files, rebuilds, stream availability). */
+  log?: (message: string) => void;
+}
+
+export interface IndexProgress {
+  done: number;
+  total: number;
+  file?: string;
+}
+
+/** Emitted after the graph changed (index run, buffer edit, watched file change). */
+export interface GraphChange {
+  files: string[];
+}

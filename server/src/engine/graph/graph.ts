@@ -1,0 +1,152 @@
+// Keeps edges true as files change: applies extractions to the symbol model, then resolves the
+// refs of changed files plus the refs elsewhere whose resolution may have moved (those naming
+// an entity that appeared or disappeared).
+import type { Relation } from '../../../../protocol';
+import type { FileExtraction, LanguageSupport, RawRef } from '../languages/types';
+import { languageById } from '../languages/registry';
+import type { Store } from '../store/store';
+import { lastSegment } from '../store/store';
+import type { RefDbRow } from '../store/rows';
+import { SymbolModel, type Ent } from './model';
+import { Resolver, type RefInput } from './resolve';
+
+interface PendingRef {
+  rid: number;
+  input: RefInput;
+}
+
+export class Graph {
+  readonly model = new SymbolModel();
+  readonly resolver = new Resolver(this.model);
+  private pending: PendingRef[] = [];
+  private affectedNames = new Set<string>();
+  private changedFiles = new Set<string>();
+
+  constructor(private readonly store: Store) {}
+
+  /** Builds the symbol model from the store (on open). */
+  load(): void {
+    const ents = new Map<string, Ent[]>();
+    for (const r of this.store.entityLites()) {
+      if (!r.path) continue;
+      let list = ents.get(r.path);
+      if (!list) ents.set(r.path, (list = []));
+      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null });
+    }
+    const bindings = groupBy(this.store.importRows(), (r) => r.path);
+    const attrTypes = groupBy(this.store.attrTypeRows(), (r) => r.path);
+    for (const f of this.store.files()) {
+      const language = languageById(f.language);
+      if (!language) continue;
+      this.model.setFile({ file: f.path, language, module: f.module, entities: ents.get(f.path) ?? [], bindings: bindings.get(f.path) ?? [], attrTypes: attrTypes.get(f.path) ?? [] });
+    }
+  }
+
+  /** Records a file's new extraction (already written by `store.replaceFile`). */
+  fileChanged(file: string, language: LanguageSupport, module: string | null, ex: FileExtraction, refs: Array<{ rid: number; ref: RawRef }>, removedIds: string[]): void {
+    const before = this.model.files.get(file);
+    const oldIds = new Set(before ? [...before.byQname.values()].map((e) => e.id) : []);
+    const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
+    this.model.setFile({
+      file,
+      language,
+      module,
+      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null })),
+      bindings: ex.imports,
+      attrTypes: ex.attrTypes,
+    });
+    for (const e of ex.entities) if (!oldIds.has(e.id) || e.kind === 'class') this.affectedNames.add(e.name);
+    for (const id of removedIds) this.affectedNames.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) this.affectedNames.add(lastSegment(b.local));
+    this.changedFiles.add(file);
+    for (const { rid, ref } of refs) this.pending.push({ rid, input: fromRaw(file, ref) });
+  }
+
+  fileDeleted(file: string, removedIds: string[]): void {
+    this.model.removeFile(file);
+    for (const id of removedIds) this.affectedNames.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    this.changedFiles.add(file);
+  }
+
+  /**
+   * Resolves the refs of changed files, and — unless `selective` is false, as after a cold index
+   * where every ref is pending anyway — the refs elsewhere whose targets may have moved.
+   */
+  flush(selective = true): { resolved: number } {
+    const fresh = this.pending; // new rows: no edges yet
+    const again: PendingRef[] = [];
+    if (selective) {
+      const seen = new Set<number>();
+      for (const name of this.affectedNames) {
+        for (const r of this.store.refsWithLast(name)) {
+          if (seen.has(r.rid) || this.changedFiles.has(r.path)) continue;
+          seen.add(r.rid);
+          again.push({ rid: r.rid, input: fromRow(r) });
+        }
+      }
+    }
+    this.pending = [];
+    this.affectedNames.clear();
+    this.changedFiles.clear();
+    this.store.transaction(() => {
+      for (const w of fresh) this.write(w, false);
+      for (const w of again) this.write(w, true);
+      this.store.pruneVirtualEntities();
+    });
+    return { resolved: fresh.length + again.length };
+  }
+
+  /** Re-resolves every ref in the index (after a model-wide change such as a new language). */
+  resolveAll(): void {
+    const all = this.store.allRefs().map((r) => ({ rid: r.rid, input: fromRow(r) }));
+    this.store.transaction(() => {
+      for (const w of all) this.write(w, true);
+      this.store.pruneVirtualEntities();
+    });
+  }
+
+  private write(w: PendingRef, replace: boolean): void {
+    const res = this.resolver.resolve(w.input);
+    if (res.virtual) this.store.ensureVirtualEntity(res.virtual.id, res.virtual.kind, res.virtual.name);
+    const targets = res.targets.map((t) => ({ target: t, ambiguous: res.ambiguous, caught: res.caught }));
+    if (replace) this.store.setEdges(w.rid, w.input.source, w.input.relation as Relation, targets);
+    else this.store.insertEdges(w.rid, w.input.source, w.input.relation as Relation, targets);
+  }
+}
+
+function fromRaw(file: string, r: RawRef): RefInput {
+  return {
+    file,
+    source: r.from,
+    relation: r.relation,
+    target: r.target,
+    receiver: r.receiver?.kind ?? null,
+    rtype: r.receiver?.kind === 'typed' ? r.receiver.type : null,
+    configKind: r.configKind ?? null,
+    catches: r.catches && r.catches.length ? r.catches : null,
+  };
+}
+
+function fromRow(r: RefDbRow): RefInput {
+  return {
+    file: r.path,
+    source: r.source,
+    relation: r.relation,
+    target: r.target,
+    receiver: r.receiver,
+    rtype: r.rtype,
+    configKind: r.config_kind,
+    catches: r.catches ? (JSON.parse(r.catches) as string[]) : null,
+  };
+}
+
+function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    let l = m.get(k);
+    if (!l) m.set(k, (l = []));
+    l.push(r);
+  }
+  return m;
+}

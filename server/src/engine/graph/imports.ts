@@ -1,0 +1,11 @@
+// Import bindings become IMPORTS refs (module → module or entity), with relative module names
+// made absolute by the language, so they resolve like any other dotted target.
+import type { FileExtraction, LanguageSupport, RawRef } from '../languages/types';
+
+export function importRefs(ex: FileExtraction, lang: LanguageSupport): RawRef[] {
+  return ex.imports.map((b) => {
+    const module = lang.absoluteModule(b.module, ex.file) ?? b.module;
+    const target = b.member && b.member !== '*' ? (module.endsWith('.') ? module + b.member : `${module}.${b.member}`) : module;
+    return { from: b.from, relation: 'IMPORTS', target, span: b.span };
+  });
+}

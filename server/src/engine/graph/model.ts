@@ -1,0 +1,139 @@
+// The in-memory symbol model that name resolution reads: per file, its entities by qualified
+// name, its import bindings and attribute types; across files, modules by dotted name and
+// top-level names. Built once from the store, then kept current file by file.
+import type { LanguageSupport } from '../languages/types';
+
+export interface Ent {
+  id: string;
+  kind: string;
+  name: string;
+  qname: string;
+  file: string;
+  parent: string | null;
+  bases: string[] | null;
+}
+
+export interface Binding {
+  local: string | null;
+  /** Absolute dotted module (relative imports already made absolute), or as written if that failed. */
+  module: string;
+  member: string | null;
+}
+
+export interface FileSymbols {
+  file: string;
+  language: LanguageSupport;
+  module: string | null;
+  byQname: Map<string, Ent>;
+  bindings: Binding[];
+  /** class id → attribute → type expression */
+  attrTypes: Map<string, Map<string, string>>;
+}
+
+export interface FileInput {
+  file: string;
+  language: LanguageSupport;
+  module: string | null;
+  entities: Ent[];
+  bindings: Array<{ local: string | null; module: string; member: string | null }>;
+  attrTypes: Array<{ cls: string; attr: string; type: string }>;
+}
+
+const TOP_KINDS = new Set(['function', 'class']);
+
+export class SymbolModel {
+  readonly files = new Map<string, FileSymbols>();
+  readonly byId = new Map<string, Ent>();
+  /** Dotted module name (and each of its dotted suffixes) → files. */
+  private readonly modules = new Map<string, Set<string>>();
+  /** Top-level function/class name → entities, across the workspace. */
+  private readonly topByName = new Map<string, Set<Ent>>();
+  /** Directory → its files. */
+  private readonly dirs = new Map<string, Set<string>>();
+  /** Bumped on every change: caches keyed on it (MROs) drop themselves. */
+  generation = 0;
+
+  setFile(input: FileInput): void {
+    this.removeFile(input.file);
+    const byQname = new Map<string, Ent>();
+    for (const e of input.entities) {
+      byQname.set(e.qname, e);
+      this.byId.set(e.id, e);
+      if (TOP_KINDS.has(e.kind) && e.qname === e.name) addTo(this.topByName, e.name, e);
+    }
+    const attrTypes = new Map<string, Map<string, string>>();
+    for (const a of input.attrTypes) {
+      let m = attrTypes.get(a.cls);
+      if (!m) attrTypes.set(a.cls, (m = new Map()));
+      if (!m.has(a.attr)) m.set(a.attr, a.type);
+    }
+    const bindings = input.bindings.map((b) => ({
+      local: b.local,
+      member: b.member,
+      module: input.language.absoluteModule(b.module, input.file) ?? b.module,
+    }));
+    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, bindings, attrTypes });
+    if (input.module) for (const key of moduleKeys(input.module)) addTo(this.modules, key, input.file);
+    addTo(this.dirs, dirOf(input.file), input.file);
+    this.generation++;
+  }
+
+  removeFile(file: string): void {
+    const fs = this.files.get(file);
+    if (!fs) return;
+    for (const e of fs.byQname.values()) {
+      this.byId.delete(e.id);
+      if (TOP_KINDS.has(e.kind) && e.qname === e.name) removeFrom(this.topByName, e.name, e);
+    }
+    if (fs.module) for (const key of moduleKeys(fs.module)) removeFrom(this.modules, key, file);
+    removeFrom(this.dirs, dirOf(file), file);
+    this.files.delete(file);
+    this.generation++;
+  }
+
+  /** Files of a dotted module: exact name first, else a unique suffix match (src layouts). */
+  moduleFiles(module: string): string[] {
+    const exact = [...(this.modules.get(module) ?? [])].filter((f) => this.files.get(f)?.module === module);
+    if (exact.length) return exact;
+    const bySuffix = [...(this.modules.get(module) ?? [])];
+    return bySuffix.length === 1 ? bySuffix : [];
+  }
+
+  moduleEntity(file: string): Ent | undefined {
+    const fs = this.files.get(file);
+    if (!fs) return undefined;
+    for (const e of fs.byQname.values()) if (e.kind === 'module') return e;
+    return undefined;
+  }
+
+  topLevelNamed(name: string): Ent[] {
+    return [...(this.topByName.get(name) ?? [])];
+  }
+
+  filesInDir(dir: string): string[] {
+    return [...(this.dirs.get(dir) ?? [])];
+  }
+}
+
+export function dirOf(file: string): string {
+  const i = file.lastIndexOf('/');
+  return i < 0 ? '' : file.slice(0, i);
+}
+
+function moduleKeys(module: string): string[] {
+  const parts = module.split('.');
+  return parts.map((_, i) => parts.slice(i).join('.'));
+}
+
+function addTo<K, V>(m: Map<K, Set<V>>, k: K, v: V): void {
+  let s = m.get(k);
+  if (!s) m.set(k, (s = new Set()));
+  s.add(v);
+}
+
+function removeFrom<K, V>(m: Map<K, Set<V>>, k: K, v: V): void {
+  const s = m.get(k);
+  if (!s) return;
+  s.delete(v);
+  if (!s.size) m.delete(k);
+}

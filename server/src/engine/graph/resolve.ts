@@ -1,0 +1,386 @@
+// Name resolution: a raw reference + the symbol model → zero, one or several target ids.
+// The rules are written down in ./README.md; keep the two in step.
+import { entityId } from '../../../../protocol';
+import type { Ent, FileSymbols, SymbolModel } from './model';
+import { dirOf } from './model';
+
+export interface RefInput {
+  file: string;
+  source: string;
+  relation: string;
+  target: string;
+  receiver: string | null;
+  rtype: string | null;
+  configKind: string | null;
+  catches: string[] | null;
+}
+
+export interface Resolution {
+  targets: string[];
+  ambiguous: boolean;
+  /** PROPAGATES_ERROR: caught by an enclosing try at the site. */
+  caught: boolean;
+  /** Virtual entities (config keys, config files) the targets need. */
+  virtual?: { id: string; kind: 'config' | 'file'; name: string };
+}
+
+const NONE: Resolution = { targets: [], ambiguous: false, caught: false };
+const MAX_CANDIDATES = 5;
+const MAX_HOPS = 5;
+
+interface Found {
+  ents: Ent[];
+  ambiguous: boolean;
+}
+const NOT_FOUND: Found = { ents: [], ambiguous: false };
+
+export class Resolver {
+  private mroCache = new Map<string, { mro: Ent[]; open: boolean }>();
+  private cacheGen = -1;
+
+  constructor(private readonly model: SymbolModel) {}
+
+  resolve(ref: RefInput): Resolution {
+    if (this.cacheGen !== this.model.generation) {
+      this.mroCache.clear();
+      this.cacheGen = this.model.generation;
+    }
+    const fs = this.model.files.get(ref.file);
+    const from = this.model.byId.get(ref.source);
+    if (!fs || !from) return NONE;
+    switch (ref.relation) {
+      case 'CALLS':
+        return this.calls(fs, from, ref);
+      case 'INHERITS':
+        return this.result(this.path(fs, from, ref.target, true), (e) => e.kind === 'class');
+      case 'IMPORTS':
+        return this.result(this.importTarget(ref.target), () => true);
+      case 'MUTATES':
+        return this.mutates(fs, from, ref);
+      case 'READS_CONFIG':
+        return this.config(fs, from, ref);
+      case 'PROPAGATES_ERROR':
+        return this.raises(fs, from, ref);
+      default:
+        return NONE;
+    }
+  }
+
+  // --- relations -----------------------------------------------------------------------------
+
+  private calls(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
+    const found = this.withReceiver(fs, from, ref);
+    const ents = found.ents.map((e) => (e.kind === 'class' ? this.constructorOf(e) : e));
+    return this.result({ ents, ambiguous: found.ambiguous }, (e) => e.kind !== 'module');
+  }
+
+  private mutates(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
+    const segs = ref.target.split('.');
+    const attr = segs[segs.length - 1];
+    let owner: Ent | undefined;
+    if (ref.receiver === 'self' || ref.receiver === 'cls' || ref.receiver === 'typed') {
+      let cls = ref.receiver === 'typed' ? this.typeClass(fs, from, ref.rtype!) : this.enclosingClass(from);
+      for (const s of segs.slice(0, -1)) cls = cls ? this.attrClass(cls, s) : undefined;
+      if (!cls) return NONE;
+      const declared = this.member(cls, attr, (e) => e.kind === 'attr');
+      return declared ? this.one(declared) : NONE;
+    }
+    if (ref.receiver) return NONE;
+    if (segs.length === 1) {
+      const f = this.name(fs, from, attr, false);
+      return this.result(f, (e) => e.kind === 'global');
+    }
+    owner = this.single(this.path(fs, from, segs.slice(0, -1).join('.'), false));
+    if (!owner) return NONE;
+    if (owner.kind === 'module') {
+      const g = this.model.files.get(owner.file)?.byQname.get(attr);
+      return g && g.kind === 'global' ? this.one(g) : NONE;
+    }
+    if (owner.kind === 'class') {
+      const declared = this.member(owner, attr, (e) => e.kind === 'attr');
+      return declared ? this.one(declared) : NONE;
+    }
+    return NONE;
+  }
+
+  private config(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
+    const virtual = (kind: 'config' | 'file', name: string): Resolution => {
+      const id = entityId(kind, name, name);
+      return { targets: [id], ambiguous: false, caught: false, virtual: { id, kind, name } };
+    };
+    switch (ref.configKind) {
+      case 'env':
+      case 'settings':
+        return virtual('config', ref.target);
+      case 'file':
+        return virtual('file', ref.target);
+      case 'constant': {
+        const g = this.single(this.path(fs, from, ref.target, false));
+        if (g && g.kind === 'global') return this.one(g);
+        return virtual('config', ref.target);
+      }
+      default:
+        return NONE;
+    }
+  }
+
+  private raises(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
+    const found = this.path(fs, from, ref.target, true);
+    const cls = found.ents.filter((e) => e.kind === 'class');
+    const caught = !!ref.catches && ref.catches.some((c) => this.catches(fs, from, c, cls[0], ref.target));
+    if (!cls.length) return { ...NONE, caught };
+    return { targets: cls.slice(0, MAX_CANDIDATES).map((e) => e.id), ambiguous: cls.length > 1, caught };
+  }
+
+  /** Does `except <handler>` catch the exception `exc` (an entity, or a name when external)? */
+  catches(fs: FileSymbols, from: Ent, handler: string, exc: Ent | undefined, excName: string): boolean {
+    if (handler === 'BaseException') return true;
+    const lang = fs.language;
+    const names = new Set<string>();
+    if (exc) {
+      const { mro } = this.mro(exc);
+      for (const k of mro) {
+        names.add(k.name);
+        for (const b of k.bases ?? []) names.add(lastSeg(b));
+      }
+    } else names.add(lastSeg(excName));
+    // Walk builtin bases (KeyError → LookupError → Exception).
+    for (const n of [...names]) {
+      let b = lang.exceptionBases?.[n];
+      for (let i = 0; b && i < 10; i++, b = lang.exceptionBases?.[b]) names.add(b);
+    }
+    if (handler === 'Exception') return !['KeyboardInterrupt', 'SystemExit', 'GeneratorExit'].some((n) => names.has(n));
+    const h = this.single(this.path(fs, from, handler, true));
+    if (h && exc && this.mro(exc).mro.includes(h)) return true;
+    return names.has(lastSeg(handler));
+  }
+
+  // --- lookups ---------------------------------------------------------------------------------
+
+  private withReceiver(fs: FileSymbols, from: Ent, ref: RefInput): Found {
+    const segs = ref.target.split('.');
+    switch (ref.receiver) {
+      case null:
+        return this.path(fs, from, ref.target, true);
+      case 'self':
+      case 'cls':
+      case 'super': {
+        const cls = this.enclosingClass(from);
+        if (!cls) return NOT_FOUND;
+        return this.inClass(cls, segs, ref.receiver === 'super');
+      }
+      case 'typed': {
+        const cls = this.typeClass(fs, from, ref.rtype!);
+        return cls ? this.inClass(cls, segs, false) : NOT_FOUND;
+      }
+      default:
+        return NOT_FOUND;
+    }
+  }
+
+  /** `a.m` looked up from class `cls`: attribute types for all but the last segment. */
+  private inClass(cls: Ent, segs: string[], skipSelf: boolean): Found {
+    let c: Ent | undefined = cls;
+    for (let i = 0; i < segs.length - 1 && c; i++) c = this.attrClass(c, segs[i]);
+    if (!c) return NOT_FOUND;
+    const m = this.member(c, segs[segs.length - 1], () => true, skipSelf && segs.length === 1);
+    return m ? { ents: [m], ambiguous: false } : NOT_FOUND;
+  }
+
+  /** The class of attribute `attr` of `cls` (from `self.attr = Cls()` and annotations). */
+  private attrClass(cls: Ent, attr: string): Ent | undefined {
+    for (const k of this.mro(cls).mro) {
+      const fs = this.model.files.get(k.file);
+      const t = fs?.attrTypes.get(k.id)?.get(attr);
+      if (t && fs) return this.typeClass(fs, k, t);
+    }
+    return undefined;
+  }
+
+  private typeClass(fs: FileSymbols, from: Ent, type: string): Ent | undefined {
+    const t = this.single(this.path(fs, from, type, true));
+    return t && t.kind === 'class' ? t : undefined;
+  }
+
+  /** Member of a class through its MRO; undefined when absent or possibly in an external base. */
+  private member(cls: Ent, name: string, ok: (e: Ent) => boolean, skipSelf = false): Ent | undefined {
+    const { mro } = this.mro(cls);
+    for (const k of skipSelf ? mro.slice(1) : mro) {
+      const m = this.model.files.get(k.file)?.byQname.get(`${k.qname}.${name}`);
+      if (m && ok(m)) return m;
+    }
+    return undefined;
+  }
+
+  private constructorOf(cls: Ent): Ent {
+    return this.member(cls, '__init__', (e) => e.kind === 'method') ?? cls;
+  }
+
+  mro(cls: Ent): { mro: Ent[]; open: boolean } {
+    const cached = this.mroCache.get(cls.id);
+    if (cached) return cached;
+    const out: Ent[] = [];
+    let open = false;
+    const visit = (c: Ent, depth: number) => {
+      if (out.includes(c) || depth > 20) return;
+      out.push(c);
+      const fs = this.model.files.get(c.file);
+      const scope = c.parent ? this.model.byId.get(c.parent) : undefined;
+      for (const b of c.bases ?? []) {
+        if (b === 'object') continue;
+        const base = fs && scope ? this.single(this.path(fs, scope, b, true)) : undefined;
+        if (base && base.kind === 'class') visit(base, depth + 1);
+        else open = true;
+      }
+    };
+    this.mroCache.set(cls.id, { mro: out, open: false }); // guards against cycles
+    visit(cls, 0);
+    const r = { mro: out, open };
+    this.mroCache.set(cls.id, r);
+    return r;
+  }
+
+  private enclosingClass(from: Ent): Ent | undefined {
+    let e: Ent | undefined = from;
+    while (e && e.kind !== 'class') e = e.parent ? this.model.byId.get(e.parent) : undefined;
+    return e;
+  }
+
+  /** A dotted path: the longest prefix bound as a name, then members inside it. */
+  path(fs: FileSymbols, from: Ent, dotted: string, guess: boolean): Found {
+    const segs = dotted.split('.');
+    for (let i = segs.length; i >= 1; i--) {
+      const prefix = segs.slice(0, i).join('.');
+      let base: Found;
+      if (i === 1) base = this.name(fs, from, prefix, guess && segs.length === 1);
+      else {
+        const b = fs.bindings.find((x) => x.local === prefix);
+        if (!b) continue;
+        base = this.binding(b, 0);
+      }
+      if (!base.ents.length) {
+        if (i === 1) return this.packagePrefix(fs, segs);
+        continue;
+      }
+      let cur = base.ents;
+      for (const s of segs.slice(i)) {
+        cur = cur.flatMap((e) => this.inside(e, s, 0));
+        if (!cur.length) return NOT_FOUND;
+      }
+      return { ents: cur.slice(0, MAX_CANDIDATES), ambiguous: base.ambiguous || cur.length > 1 };
+    }
+    return NOT_FOUND;
+  }
+
+  /** `a.b.f` where only `import a.b.c` bound anything: `a.b` is still a package prefix. */
+  private packagePrefix(fs: FileSymbols, segs: string[]): Found {
+    if (segs.length < 2 || !fs.bindings.some((b) => b.local?.startsWith(segs[0] + '.'))) return NOT_FOUND;
+    for (let i = segs.length - 1; i >= 1; i--) {
+      const files = this.model.moduleFiles(segs.slice(0, i).join('.'));
+      if (!files.length) continue;
+      let cur = files.map((f) => this.model.moduleEntity(f)).filter((e): e is Ent => !!e);
+      for (const s of segs.slice(i)) cur = cur.flatMap((e) => this.inside(e, s, 0));
+      return cur.length ? { ents: cur, ambiguous: cur.length > 1 } : NOT_FOUND;
+    }
+    return NOT_FOUND;
+  }
+
+  /** Member `name` inside a module (top level, submodule, re-export) or a class (MRO). */
+  private inside(e: Ent, name: string, hops: number): Ent[] {
+    if (e.kind === 'class') {
+      const m = this.member(e, name, () => true);
+      return m ? [m] : [];
+    }
+    if (e.kind !== 'module') return [];
+    const fs = this.model.files.get(e.file);
+    if (!fs) return [];
+    const top = fs.byQname.get(name);
+    if (top && top.kind !== 'module') return [top];
+    if (fs.module) {
+      const sub = this.model.moduleFiles(`${fs.module}.${name}`).map((f) => this.model.moduleEntity(f));
+      if (sub.length && sub[0]) return [sub[0]];
+    }
+    if (hops < MAX_HOPS) {
+      const b = fs.bindings.find((x) => x.local === name);
+      if (b) return this.binding(b, hops + 1).ents;
+      for (const star of fs.bindings.filter((x) => x.member === '*')) {
+        const r = this.moduleEnts(star.module).flatMap((m) => this.inside(m, name, hops + 1));
+        if (r.length) return r;
+      }
+    }
+    return [];
+  }
+
+  private binding(b: { module: string; member: string | null }, hops: number): Found {
+    const mods = this.moduleEnts(b.module);
+    if (!b.member) return mods.length ? { ents: mods.slice(0, 1), ambiguous: false } : NOT_FOUND;
+    const ents = mods.flatMap((m) => this.inside(m, b.member!, hops));
+    return ents.length ? { ents, ambiguous: ents.length > 1 } : NOT_FOUND;
+  }
+
+  private moduleEnts(module: string): Ent[] {
+    return this.model.moduleFiles(module).map((f) => this.model.moduleEntity(f)).filter((e): e is Ent => !!e);
+  }
+
+  /** IMPORTS targets are absolute dotted names: the longest module prefix, then members. */
+  private importTarget(dotted: string): Found {
+    const segs = dotted.split('.');
+    for (let i = segs.length; i >= 1; i--) {
+      const mods = this.moduleEnts(segs.slice(0, i).join('.'));
+      if (!mods.length) continue;
+      let cur = mods.slice(0, 1);
+      for (const s of segs.slice(i)) cur = cur.flatMap((e) => this.inside(e, s, 0));
+      return cur.length ? { ents: cur, ambiguous: false } : NOT_FOUND;
+    }
+    return NOT_FOUND;
+  }
+
+  /** A plain name, by the rules of README.md: scopes, file, imports, directory, workspace. */
+  name(fs: FileSymbols, from: Ent, n: string, guess: boolean): Found {
+    for (let s: Ent | undefined = from; s && s.kind !== 'module'; s = s.parent ? this.model.byId.get(s.parent) : undefined) {
+      if (s.kind === 'class' && s !== from) continue;
+      const hit = fs.byQname.get(`${s.qname}.${n}`);
+      if (hit) return { ents: [hit], ambiguous: false };
+    }
+    const top = fs.byQname.get(n);
+    if (top && top.kind !== 'module' && top.kind !== 'attr') return { ents: [top], ambiguous: false };
+    const b = fs.bindings.find((x) => x.local === n);
+    if (b) return this.binding(b, 0);
+    for (const star of fs.bindings.filter((x) => x.member === '*')) {
+      const r = this.moduleEnts(star.module).flatMap((m) => this.inside(m, n, 1));
+      if (r.length) return { ents: r, ambiguous: r.length > 1 };
+    }
+    if (!guess || fs.language.builtins?.has(n)) return NOT_FOUND;
+    const dir = dirOf(fs.file);
+    const sameDir = this.model
+      .filesInDir(dir)
+      .filter((f) => f !== fs.file)
+      .map((f) => this.model.files.get(f)?.byQname.get(n))
+      .filter((e): e is Ent => !!e && (e.kind === 'function' || e.kind === 'class'));
+    if (sameDir.length) return { ents: sameDir, ambiguous: sameDir.length > 1 };
+    const all = this.model.topLevelNamed(n);
+    if (all.length === 1) return { ents: all, ambiguous: false };
+    return NOT_FOUND;
+  }
+
+  // --- helpers ---------------------------------------------------------------------------------
+
+  private single(f: Found): Ent | undefined {
+    return f.ents.length === 1 ? f.ents[0] : undefined;
+  }
+
+  private one(e: Ent): Resolution {
+    return { targets: [e.id], ambiguous: false, caught: false };
+  }
+
+  private result(f: Found, ok: (e: Ent) => boolean): Resolution {
+    const ents = [...new Set(f.ents.filter(ok))];
+    if (!ents.length || ents.length > MAX_CANDIDATES) return NONE;
+    return { targets: ents.map((e) => e.id), ambiguous: f.ambiguous || ents.length > 1, caught: false };
+  }
+}
+
+function lastSeg(s: string): string {
+  const i = s.lastIndexOf('.');
+  return i < 0 ? s : s.slice(i + 1);
+}

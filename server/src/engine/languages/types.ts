@@ -1,0 +1,130 @@
+// What a language extractor produces from one file: plain data, structured-clone safe (it
+// crosses worker threads). Language knowledge stops here: everything downstream (store,
+// resolution, trace, search) is language-neutral.
+import type { Tree, Language } from 'web-tree-sitter';
+import type { EntityKind, Relation } from '../../../../protocol';
+
+/** 0-based row; column in UTF-16 code units (web-tree-sitter parses JS strings as UTF-16). */
+export interface Point {
+  row: number;
+  column: number;
+}
+
+export interface Span {
+  start: Point;
+  end: Point;
+}
+
+export type CodeKind = Extract<EntityKind, 'module' | 'class' | 'function' | 'method' | 'attr' | 'global'>;
+
+export interface ExtractedEntity {
+  id: string;
+  kind: CodeKind;
+  name: string;
+  /** Dotted path inside the file: `User.save`, `outer.inner`; the module's own qname is its name. */
+  qname: string;
+  /** Id of the enclosing entity (module for top level); null for the module itself. */
+  parent: string | null;
+  span: Span;
+  /** Span of the name identifier (for LSP selectionRange). */
+  nameSpan: Span;
+  /** One line: `def save(self, force: bool = False) -> None`, `class User(Base)`. */
+  signature: string;
+  decorators: string[];
+  docstring: string | null;
+  /** Base-class expressions as written (classes only). */
+  bases?: string[];
+  /** Significant words of the body (identifiers, string words), capped: feeds lexical search. */
+  body: string;
+}
+
+/** How the first segment of a reference binds, when the extractor could tell. */
+export type Receiver =
+  | { kind: 'self' } // instance of the enclosing class (`self.x`, `this.x`)
+  | { kind: 'cls' } // the enclosing class itself (`cls.x`)
+  | { kind: 'super' } // the bases of the enclosing class (`super().x`)
+  | { kind: 'typed'; type: string } // a local whose type expression is known (`x = Cls()`, `x: Cls`)
+  | { kind: 'expr' }; // some other expression (`f().m()`, `x[0].m()`): target is the member only
+
+export type ConfigKind = 'env' | 'settings' | 'constant' | 'file';
+
+export interface RawRef {
+  /** Id of the innermost enclosing function/method/class/module. */
+  from: string;
+  relation: Relation;
+  /**
+   * The target as written, dotted, after the receiver if any: `validate_token`,
+   * `auth.validate_token`, `repo.save` (with receiver self), `DATABASE_URL` (env config key),
+   * `settings.DEBUG`, `config/settings.json`.
+   */
+  target: string;
+  receiver?: Receiver;
+  /** For READS_CONFIG: which pattern produced it. */
+  configKind?: ConfigKind;
+  /** Site of the reference (the call expression, raise statement, assignment target, ...). */
+  span: Span;
+  /** Exception names caught by the try blocks enclosing this site (innermost first). */
+  catches?: string[];
+  /** PROPAGATES_ERROR: a bare `raise` re-raising what an `except` caught. */
+  reraise?: boolean;
+}
+
+export interface ImportBinding {
+  /** Id of the importing module entity. */
+  from: string;
+  /** Name bound in this file (`np`, `c` for `from a import b as c`); null for a star import. */
+  local: string | null;
+  /** Module as written; relative ones keep their dots: `..models`, `os.path`. */
+  module: string;
+  /** Imported member for `from m import x`; null for `import m`; `*` for a star import. */
+  member: string | null;
+  span: Span;
+}
+
+/** A type known for a class attribute, e.g. `self.repo = Repo()` in `__init__`. */
+export interface AttrType {
+  /** Id of the class. */
+  cls: string;
+  attr: string;
+  /** Type expression as written (`Repo`, `models.Repo`). */
+  type: string;
+}
+
+export interface FileExtraction {
+  file: string;
+  language: string;
+  entities: ExtractedEntity[];
+  refs: RawRef[];
+  imports: ImportBinding[];
+  attrTypes: AttrType[];
+  /** Number of ERROR/MISSING nodes: > 0 means the file has syntax errors (entities still extracted). */
+  syntaxErrors: number;
+}
+
+export interface SkeletonPart {
+  text: string;
+  /** Entities in the skeleton with their 0-based line in the skeleton text. */
+  entities: Array<{ id: string; skeletonRow: number }>;
+}
+
+/** Everything the engine needs to know about one language. Registered in one table. */
+export interface LanguageSupport {
+  id: string;
+  extensions: string[];
+  /** Absolute path of the grammar's .wasm file. */
+  wasmPath(): string;
+  extract(tree: Tree, source: string, file: string, language: Language): FileExtraction;
+  /** Telegraphic skeleton: signatures, docstrings, class attributes; bodies elided. */
+  skeleton(tree: Tree, source: string, file: string, extraction: FileExtraction): SkeletonPart;
+  /** Dotted module name of a workspace file (`shop/models.py` → `shop.models`), or null. */
+  moduleName(file: string): string | null;
+  /**
+   * Absolute dotted name of an import's module as written in `fromFile`
+   * (`..models` in `shop/api/views.py` → `shop.models`), or null if it climbs above the root.
+   */
+  absoluteModule(module: string, fromFile: string): string | null;
+  /** Names bound by the language itself (never resolved by same-directory/workspace guesses). */
+  builtins?: ReadonlySet<string>;
+  /** Builtin exception → its builtin base (`KeyError` → `LookupError`), for caught-or-escaping. */
+  exceptionBases?: Readonly<Record<string, string>>;
+}

@@ -1,0 +1,96 @@
+// Row shapes returned by the store and their conversion to the engine's plain types.
+import type { EntityKind, Relation } from '../../../../protocol';
+import type { EdgeRow, EntityRow } from '../api';
+import type { Span } from '../languages/types';
+
+export interface FileRow {
+  fid: number;
+  path: string;
+  language: string;
+  module: string | null;
+  hash: string;
+  size: number;
+  mtime_ms: number;
+  syntax_errors: number;
+}
+
+export interface EntityDbRow {
+  eid: number;
+  id: string;
+  kind: string;
+  name: string;
+  qname: string;
+  path: string | null;
+  parent: string | null;
+  sr: number | null;
+  sc: number | null;
+  er: number | null;
+  ec: number | null;
+  nsr: number | null;
+  nsc: number | null;
+  ner: number | null;
+  nec: number | null;
+  signature: string;
+  docstring: string | null;
+  decorators: string | null;
+}
+
+export interface RefDbRow {
+  rid: number;
+  fid: number;
+  path: string;
+  source: string;
+  relation: string;
+  target: string;
+  last: string;
+  receiver: string | null;
+  rtype: string | null;
+  config_kind: string | null;
+  catches: string | null;
+  reraise: number;
+  sr: number;
+  sc: number;
+  er: number;
+  ec: number;
+}
+
+/** A ref joined with one of its edges (edge columns null when unresolved). */
+export interface RefEdgeDbRow extends RefDbRow {
+  edge_target: string | null;
+  ambiguous: number | null;
+  caught: number | null;
+}
+
+function span(sr: number | null, sc: number | null, er: number | null, ec: number | null): Span | null {
+  if (sr === null || sc === null || er === null || ec === null) return null;
+  return { start: { row: sr, column: sc }, end: { row: er, column: ec } };
+}
+
+export function toEntity(r: EntityDbRow): EntityRow {
+  return {
+    id: r.id,
+    kind: r.kind as EntityKind,
+    name: r.name,
+    qname: r.qname,
+    file: r.path,
+    parent: r.parent,
+    span: span(r.sr, r.sc, r.er, r.ec),
+    nameSpan: span(r.nsr, r.nsc, r.ner, r.nec),
+    signature: r.signature,
+    docstring: r.docstring,
+    decorators: r.decorators ? (JSON.parse(r.decorators) as string[]) : [],
+  };
+}
+
+export function toEdge(r: RefEdgeDbRow): EdgeRow {
+  return {
+    source: r.source,
+    target: r.edge_target,
+    targetName: r.target,
+    relation: r.relation as Relation,
+    ambiguous: r.ambiguous === 1,
+    caught: r.caught === 1,
+    file: r.path,
+    span: { start: { row: r.sr, column: r.sc }, end: { row: r.er, column: r.ec } },
+  };
+}

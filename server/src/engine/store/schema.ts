@@ -1,0 +1,103 @@
+// The index schema. Bump SCHEMA_VERSION for any change; `migrate` knows how to move an older
+// index forward or, where that is not worth it, to rebuild (the index is derived data).
+export const SCHEMA_VERSION = 1;
+
+export const DDL = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE IF NOT EXISTS files (
+  fid INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  language TEXT NOT NULL,
+  module TEXT,
+  hash TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  syntax_errors INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE IF NOT EXISTS entities (
+  eid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  qname TEXT NOT NULL,
+  fid INTEGER,
+  parent TEXT,
+  sr INTEGER, sc INTEGER, er INTEGER, ec INTEGER,
+  nsr INTEGER, nsc INTEGER, ner INTEGER, nec INTEGER,
+  signature TEXT NOT NULL DEFAULT '',
+  docstring TEXT,
+  decorators TEXT,
+  bases TEXT,
+  body TEXT NOT NULL DEFAULT '',
+  content_hash TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS entities_fid ON entities(fid);
+CREATE INDEX IF NOT EXISTS entities_name ON entities(name);
+
+-- What the code says: one row per raw reference, kept so it can be resolved again.
+CREATE TABLE IF NOT EXISTS refs (
+  rid INTEGER PRIMARY KEY,
+  fid INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  relation TEXT NOT NULL,
+  target TEXT NOT NULL,
+  last TEXT NOT NULL,
+  receiver TEXT,
+  rtype TEXT,
+  config_kind TEXT,
+  catches TEXT,
+  reraise INTEGER NOT NULL DEFAULT 0,
+  sr INTEGER NOT NULL, sc INTEGER NOT NULL, er INTEGER NOT NULL, ec INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refs_fid ON refs(fid);
+CREATE INDEX IF NOT EXISTS refs_source ON refs(source);
+CREATE INDEX IF NOT EXISTS refs_last ON refs(last);
+
+-- What it resolves to: zero (unresolved), one, or several (ambiguous) rows per ref.
+CREATE TABLE IF NOT EXISTS edges (
+  rid INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  relation TEXT NOT NULL,
+  target TEXT NOT NULL,
+  ambiguous INTEGER NOT NULL DEFAULT 0,
+  caught INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS edges_rid ON edges(rid);
+CREATE INDEX IF NOT EXISTS edges_source ON edges(source, relation);
+CREATE INDEX IF NOT EXISTS edges_target ON edges(target, relation);
+
+CREATE TABLE IF NOT EXISTS imports (
+  fid INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  local TEXT,
+  module TEXT NOT NULL,
+  member TEXT,
+  sr INTEGER NOT NULL, sc INTEGER NOT NULL, er INTEGER NOT NULL, ec INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS imports_fid ON imports(fid);
+
+CREATE TABLE IF NOT EXISTS attr_types (
+  fid INTEGER NOT NULL,
+  cls TEXT NOT NULL,
+  attr TEXT NOT NULL,
+  type TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS attr_types_fid ON attr_types(fid);
+
+CREATE TABLE IF NOT EXISTS skeletons (
+  fid INTEGER PRIMARY KEY,
+  hash TEXT NOT NULL,
+  json TEXT NOT NULL
+);
+
+-- Lexical index over entities; rowid = entities.eid.
+CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(
+  name, name_split, signature, docstring, path, body,
+  content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
+);
+`;
+
+/** Tables holding derived graph data, emptied by a rebuild. */
+export const DATA_TABLES = ['files', 'entities', 'refs', 'edges', 'imports', 'attr_types', 'skeletons'];

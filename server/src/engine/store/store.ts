@@ -1,0 +1,356 @@
+// All SQL for files, entities, refs, edges, imports and attribute types (DESIGN invariant 2).
+// Statements are prepared once; writes happen inside transactions opened by the caller through
+// `transaction()`, so an index run commits in batches and a crash loses nothing already committed.
+import { createHash } from 'node:crypto';
+import type { Relation } from '../../../../protocol';
+import type { FileExtraction, ExtractedEntity, RawRef } from '../languages/types';
+import type { Db } from './db';
+import type { EntityDbRow, FileRow, RefDbRow, RefEdgeDbRow } from './rows';
+import { splitIdentifier } from './words';
+
+export interface FileMeta {
+  path: string;
+  language: string;
+  module: string | null;
+  hash: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface ResolvedTarget {
+  target: string;
+  ambiguous: boolean;
+  caught: boolean;
+}
+
+/** Minimal entity facts for the in-memory resolution model. */
+export interface EntityLiteRow {
+  id: string;
+  kind: string;
+  name: string;
+  qname: string;
+  path: string | null;
+  parent: string | null;
+  bases: string | null;
+}
+
+const ENTITY_COLS = `e.eid, e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.sr, e.sc, e.er, e.ec,
+  e.nsr, e.nsc, e.ner, e.nec, e.signature, e.docstring, e.decorators`;
+const REF_COLS = `r.rid, r.fid, f.path AS path, r.source, r.relation, r.target, r.last, r.receiver, r.rtype,
+  r.config_kind, r.catches, r.reraise, r.sr, r.sc, r.er, r.ec`;
+
+export class Store {
+  private readonly s;
+
+  constructor(readonly db: Db) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      fileByPath: p('SELECT * FROM files WHERE path = ?'),
+      allFiles: p('SELECT * FROM files ORDER BY path'),
+      upsertFile: p(`INSERT INTO files(path, language, module, hash, size, mtime_ms, syntax_errors)
+        VALUES (@path, @language, @module, @hash, @size, @mtimeMs, @syntaxErrors)
+        ON CONFLICT(path) DO UPDATE SET language = excluded.language, module = excluded.module, hash = excluded.hash,
+          size = excluded.size, mtime_ms = excluded.mtime_ms, syntax_errors = excluded.syntax_errors
+        RETURNING fid`),
+      touchFile: p('UPDATE files SET mtime_ms = ?, size = ? WHERE fid = ?'),
+      deleteFile: p('DELETE FROM files WHERE fid = ?'),
+      entityIdsOfFile: p('SELECT eid, id FROM entities WHERE fid = ?'),
+      upsertEntity: p(`INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
+          signature, docstring, decorators, bases, body, content_hash)
+        VALUES (@id, @kind, @name, @qname, @fid, @parent, @sr, @sc, @er, @ec, @nsr, @nsc, @ner, @nec,
+          @signature, @docstring, @decorators, @bases, @body, @contentHash)
+        ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, name = excluded.name, qname = excluded.qname,
+          fid = excluded.fid, parent = excluded.parent, sr = excluded.sr, sc = excluded.sc, er = excluded.er,
+          ec = excluded.ec, nsr = excluded.nsr, nsc = excluded.nsc, ner = excluded.ner, nec = excluded.nec,
+          signature = excluded.signature, docstring = excluded.docstring, decorators = excluded.decorators,
+          bases = excluded.bases, body = excluded.body, content_hash = excluded.content_hash
+        RETURNING eid`),
+      upsertVirtual: p(`INSERT INTO entities(id, kind, name, qname, signature) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(id) DO NOTHING`),
+      deleteEntity: p('DELETE FROM entities WHERE eid = ?'),
+      ftsInsert: p('INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      ftsDelete: p('DELETE FROM entities_fts WHERE rowid = ?'),
+      refsOfFileRids: p('SELECT rid FROM refs WHERE fid = ?'),
+      deleteEdgesOfFile: p('DELETE FROM edges WHERE rid IN (SELECT rid FROM refs WHERE fid = ?)'),
+      deleteRefsOfFile: p('DELETE FROM refs WHERE fid = ?'),
+      insertRef: p(`INSERT INTO refs(fid, source, relation, target, last, receiver, rtype, config_kind, catches, reraise, sr, sc, er, ec)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      deleteImportsOfFile: p('DELETE FROM imports WHERE fid = ?'),
+      insertImport: p('INSERT INTO imports(fid, source, local, module, member, sr, sc, er, ec) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+      deleteAttrTypesOfFile: p('DELETE FROM attr_types WHERE fid = ?'),
+      insertAttrType: p('INSERT INTO attr_types(fid, cls, attr, type) VALUES (?, ?, ?, ?)'),
+      deleteSkeleton: p('DELETE FROM skeletons WHERE fid = ?'),
+      deleteEdgesOfRef: p('DELETE FROM edges WHERE rid = ?'),
+      insertEdge: p('INSERT INTO edges(rid, source, relation, target, ambiguous, caught) VALUES (?, ?, ?, ?, ?, ?)'),
+      entityById: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.id = ?`),
+      entityByEid: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.eid = ?`),
+      entitiesOfPath: p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE f.path = ? ORDER BY e.sr, e.sc, e.eid`),
+      entitiesByName: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.name = ? LIMIT 50`),
+      allEntityLites: p(`SELECT e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.bases FROM entities e
+        JOIN files f ON f.fid = e.fid`),
+      allImports: p('SELECT f.path AS path, i.source, i.local, i.module, i.member FROM imports i JOIN files f ON f.fid = i.fid'),
+      allAttrTypes: p('SELECT f.path AS path, a.cls, a.attr, a.type FROM attr_types a JOIN files f ON f.fid = a.fid'),
+      refsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid WHERE f.path = ?`),
+      allRefs: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid`),
+      refsByLast: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid WHERE r.last = ?`),
+      refsToTarget: p(`SELECT ${REF_COLS} FROM edges d JOIN refs r ON r.rid = d.rid JOIN files f ON f.fid = r.fid WHERE d.target = ?`),
+      outgoing: p(`SELECT ${REF_COLS}, d.target AS edge_target, d.ambiguous, d.caught FROM refs r
+        JOIN files f ON f.fid = r.fid LEFT JOIN edges d ON d.rid = r.rid WHERE r.source = ? ORDER BY r.sr, r.sc`),
+      incoming: p(`SELECT ${REF_COLS}, d.target AS edge_target, d.ambiguous, d.caught FROM edges d
+        JOIN refs r ON r.rid = d.rid JOIN files f ON f.fid = r.fid WHERE d.target = ? ORDER BY f.path, r.sr, r.sc`),
+      incomingByName: p(`SELECT ${REF_COLS}, NULL AS edge_target, 0 AS ambiguous, 0 AS caught FROM refs r
+        JOIN files f ON f.fid = r.fid WHERE r.last = ? AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)`),
+      countFiles: p('SELECT count(*) AS n FROM files'),
+      countEntities: p("SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL"),
+      countEdges: p('SELECT count(*) AS n FROM edges'),
+      entityKindCounts: p('SELECT kind, count(*) AS n FROM entities GROUP BY kind'),
+      edgeRelationCounts: p('SELECT relation, count(*) AS n FROM edges GROUP BY relation'),
+      unresolvedCount: p('SELECT count(*) AS n FROM refs r WHERE NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)'),
+      skeletonGet: p('SELECT s.hash, s.json FROM skeletons s JOIN files f ON f.fid = s.fid WHERE f.path = ?'),
+      skeletonPut: p('INSERT OR REPLACE INTO skeletons(fid, hash, json) VALUES ((SELECT fid FROM files WHERE path = ?), ?, ?)'),
+      idsLike: p(`SELECT id FROM entities WHERE id LIKE ? ESCAPE '\\' LIMIT 200`),
+      pruneVirtual: p(`DELETE FROM entities WHERE fid IS NULL AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.target = entities.id)`),
+    };
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  // --- files -------------------------------------------------------------------------------
+
+  file(path: string): FileRow | undefined {
+    return this.s.fileByPath.get(path) as FileRow | undefined;
+  }
+
+  files(): FileRow[] {
+    return this.s.allFiles.all() as FileRow[];
+  }
+
+  touchFile(fid: number, mtimeMs: number, size: number): void {
+    this.s.touchFile.run(mtimeMs, size, fid);
+  }
+
+  /**
+   * Replaces everything known about one file with a fresh extraction. Entity rows are upserted
+   * by id so an entity keeps its eid (and its embedding) across edits. Returns the new refs
+   * with their rids, for resolution, and the ids that disappeared.
+   */
+  replaceFile(meta: FileMeta, ex: FileExtraction): { fid: number; refs: Array<{ rid: number; ref: RawRef }>; removedIds: string[] } {
+    const { fid } = this.s.upsertFile.get({ ...meta, syntaxErrors: ex.syntaxErrors }) as { fid: number };
+    const old = new Map<string, number>();
+    for (const r of this.s.entityIdsOfFile.all(fid) as Array<{ eid: number; id: string }>) old.set(r.id, r.eid);
+    const pathWords = splitIdentifier(meta.path.replace(/\.[^./]+$/, '').replace(/[/\\]/g, ' '));
+    for (const e of ex.entities) {
+      const oldEid = old.get(e.id);
+      if (oldEid !== undefined) {
+        old.delete(e.id);
+        this.s.ftsDelete.run(oldEid);
+      }
+      const { eid } = this.s.upsertEntity.get(entityParams(e, fid)) as { eid: number };
+      this.s.ftsInsert.run(eid, e.name, splitIdentifier(e.qname), e.signature, e.docstring ?? '', pathWords, e.body);
+    }
+    const removedIds: string[] = [];
+    for (const [id, eid] of old) {
+      this.s.ftsDelete.run(eid);
+      this.s.deleteEntity.run(eid);
+      removedIds.push(id);
+    }
+    this.s.deleteEdgesOfFile.run(fid);
+    this.s.deleteRefsOfFile.run(fid);
+    const refs: Array<{ rid: number; ref: RawRef }> = [];
+    for (const ref of ex.refs) refs.push({ rid: this.insertRef(fid, ref), ref });
+    this.s.deleteImportsOfFile.run(fid);
+    for (const b of ex.imports) {
+      const s = b.span;
+      this.s.insertImport.run(fid, b.from, b.local, b.module, b.member, s.start.row, s.start.column, s.end.row, s.end.column);
+    }
+    this.s.deleteAttrTypesOfFile.run(fid);
+    for (const a of ex.attrTypes) this.s.insertAttrType.run(fid, a.cls, a.attr, a.type);
+    this.s.deleteSkeleton.run(fid);
+    return { fid, refs, removedIds };
+  }
+
+  private insertRef(fid: number, r: RawRef): number {
+    const recv = r.receiver;
+    const s = r.span;
+    const last = r.relation === 'READS_CONFIG' ? r.target : lastSegment(r.target);
+    const info = this.s.insertRef.run(
+      fid,
+      r.from,
+      r.relation,
+      r.target,
+      last,
+      recv ? recv.kind : null,
+      recv && recv.kind === 'typed' ? recv.type : null,
+      r.configKind ?? null,
+      r.catches && r.catches.length ? JSON.stringify(r.catches) : null,
+      r.reraise ? 1 : 0,
+      s.start.row,
+      s.start.column,
+      s.end.row,
+      s.end.column,
+    );
+    return Number(info.lastInsertRowid);
+  }
+
+  /** Deletes a file and all it contributed; returns the entity ids that went with it. */
+  deleteFile(path: string): string[] {
+    const f = this.file(path);
+    if (!f) return [];
+    const removed: string[] = [];
+    for (const r of this.s.entityIdsOfFile.all(f.fid) as Array<{ eid: number; id: string }>) {
+      this.s.ftsDelete.run(r.eid);
+      this.s.deleteEntity.run(r.eid);
+      removed.push(r.id);
+    }
+    this.s.deleteEdgesOfFile.run(f.fid);
+    this.s.deleteRefsOfFile.run(f.fid);
+    this.s.deleteImportsOfFile.run(f.fid);
+    this.s.deleteAttrTypesOfFile.run(f.fid);
+    this.s.deleteSkeleton.run(f.fid);
+    this.s.deleteFile.run(f.fid);
+    return removed;
+  }
+
+  // --- edges -------------------------------------------------------------------------------
+
+  setEdges(rid: number, source: string, relation: Relation, targets: ResolvedTarget[]): void {
+    this.s.deleteEdgesOfRef.run(rid);
+    for (const t of targets) this.s.insertEdge.run(rid, source, relation, t.target, t.ambiguous ? 1 : 0, t.caught ? 1 : 0);
+  }
+
+  insertEdges(rid: number, source: string, relation: Relation, targets: ResolvedTarget[]): void {
+    for (const t of targets) this.s.insertEdge.run(rid, source, relation, t.target, t.ambiguous ? 1 : 0, t.caught ? 1 : 0);
+  }
+
+  /** Config and file targets are entities without a file, created on first use. */
+  ensureVirtualEntity(id: string, kind: 'config' | 'file', name: string): void {
+    this.s.upsertVirtual.run(id, kind, name, name, kind === 'config' ? `config ${name}` : `file ${name}`);
+  }
+
+  pruneVirtualEntities(): void {
+    this.s.pruneVirtual.run();
+  }
+
+  // --- reads -------------------------------------------------------------------------------
+
+  entity(id: string): EntityDbRow | undefined {
+    return this.s.entityById.get(id) as EntityDbRow | undefined;
+  }
+
+  entityByEid(eid: number): EntityDbRow | undefined {
+    return this.s.entityByEid.get(eid) as EntityDbRow | undefined;
+  }
+
+  entitiesOfFile(path: string): EntityDbRow[] {
+    return this.s.entitiesOfPath.all(path) as EntityDbRow[];
+  }
+
+  entitiesNamed(name: string): EntityDbRow[] {
+    return this.s.entitiesByName.all(name) as EntityDbRow[];
+  }
+
+  /** Ids matching a SQL LIKE pattern (for suggestions). */
+  idsLike(pattern: string): string[] {
+    return (this.s.idsLike.all(pattern) as Array<{ id: string }>).map((r) => r.id);
+  }
+
+  entityLites(): EntityLiteRow[] {
+    return this.s.allEntityLites.all() as EntityLiteRow[];
+  }
+
+  importRows(): Array<{ path: string; source: string; local: string | null; module: string; member: string | null }> {
+    return this.s.allImports.all() as Array<{ path: string; source: string; local: string | null; module: string; member: string | null }>;
+  }
+
+  attrTypeRows(): Array<{ path: string; cls: string; attr: string; type: string }> {
+    return this.s.allAttrTypes.all() as Array<{ path: string; cls: string; attr: string; type: string }>;
+  }
+
+  refsOfFile(path: string): RefDbRow[] {
+    return this.s.refsOfPath.all(path) as RefDbRow[];
+  }
+
+  allRefs(): RefDbRow[] {
+    return this.s.allRefs.all() as RefDbRow[];
+  }
+
+  refsWithLast(last: string): RefDbRow[] {
+    return this.s.refsByLast.all(last) as RefDbRow[];
+  }
+
+  refsResolvedTo(target: string): RefDbRow[] {
+    return this.s.refsToTarget.all(target) as RefDbRow[];
+  }
+
+  outgoing(source: string): RefEdgeDbRow[] {
+    return this.s.outgoing.all(source) as RefEdgeDbRow[];
+  }
+
+  incoming(target: string): RefEdgeDbRow[] {
+    return this.s.incoming.all(target) as RefEdgeDbRow[];
+  }
+
+  /** Unresolved refs whose last segment is `name` ("who calls foo" when foo is unknown). */
+  incomingByName(name: string): RefEdgeDbRow[] {
+    return this.s.incomingByName.all(name) as RefEdgeDbRow[];
+  }
+
+  counts(): { files: number; entities: number; edges: number } {
+    const n = (st: { get(): unknown }) => (st.get() as { n: number }).n;
+    return { files: n(this.s.countFiles), entities: n(this.s.countEntities), edges: n(this.s.countEdges) };
+  }
+
+  kindCounts(): Record<string, number> {
+    return Object.fromEntries((this.s.entityKindCounts.all() as Array<{ kind: string; n: number }>).map((r) => [r.kind, r.n]));
+  }
+
+  relationCounts(): Record<string, number> {
+    return Object.fromEntries((this.s.edgeRelationCounts.all() as Array<{ relation: string; n: number }>).map((r) => [r.relation, r.n]));
+  }
+
+  unresolvedCount(): number {
+    return (this.s.unresolvedCount.get() as { n: number }).n;
+  }
+
+  skeleton(path: string): { hash: string; json: string } | undefined {
+    return this.s.skeletonGet.get(path) as { hash: string; json: string } | undefined;
+  }
+
+  putSkeleton(path: string, hash: string, json: string): void {
+    this.s.skeletonPut.run(path, hash, json);
+  }
+}
+
+function entityParams(e: ExtractedEntity, fid: number) {
+  const s = e.span;
+  const n = e.nameSpan;
+  return {
+    id: e.id,
+    kind: e.kind,
+    name: e.name,
+    qname: e.qname,
+    fid,
+    parent: e.parent,
+    sr: s.start.row,
+    sc: s.start.column,
+    er: s.end.row,
+    ec: s.end.column,
+    nsr: n.start.row,
+    nsc: n.start.column,
+    ner: n.end.row,
+    nec: n.end.column,
+    signature: e.signature,
+    docstring: e.docstring,
+    decorators: e.decorators.length ? JSON.stringify(e.decorators) : null,
+    bases: e.bases && e.bases.length ? JSON.stringify(e.bases) : null,
+    body: e.body,
+    contentHash: createHash('sha1').update(e.signature).update('\0').update(e.docstring ?? '').update('\0').update(e.body).digest('hex').slice(0, 16),
+  };
+}
+
+export function lastSegment(target: string): string {
+  const i = target.lastIndexOf('.');
+  return i < 0 ? target : target.slice(i + 1);
+}

@@ -1,0 +1,16 @@
+// The one way a file's new content reaches the index, whether it came from disk or from an
+// editor buffer: store rows first, then the symbol model, resolution at the next flush.
+import type { FileExtraction, LanguageSupport } from '../languages/types';
+import type { Graph } from '../graph/graph';
+import { importRefs } from '../graph/imports';
+import type { FileMeta, Store } from '../store/store';
+
+export function applyExtraction(store: Store, graph: Graph, lang: LanguageSupport, meta: FileMeta, ex: FileExtraction): void {
+  const full: FileExtraction = { ...ex, refs: ex.refs.concat(importRefs(ex, lang)) };
+  const { refs, removedIds } = store.replaceFile(meta, full);
+  graph.fileChanged(meta.path, lang, meta.module, full, refs, removedIds);
+}
+
+export function applyDeletion(store: Store, graph: Graph, path: string): void {
+  graph.fileDeleted(path, store.deleteFile(path));
+}

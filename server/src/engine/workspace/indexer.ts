@@ -1,0 +1,86 @@
+// Bringing the index up to date with the disk: discover, diff against what is stored, parse
+// only what changed (in workers), write in batched transactions, then resolve.
+import type { IndexSummary } from '../../../../protocol';
+import type { IndexProgress } from '../api';
+import type { Graph } from '../graph/graph';
+import { EXTENSIONS, languageById } from '../languages/registry';
+import type { Parsers } from '../parse/parsers';
+import type { Store } from '../store/store';
+import { applyDeletion, applyExtraction } from './apply';
+import { discover, type IgnoreRules } from './discover';
+import { processAll } from './pool';
+import type { FileJob } from './process';
+
+export interface IndexContext {
+  root: string;
+  store: Store;
+  graph: Graph;
+  parsers: Parsers;
+  rules: IgnoreRules;
+  exclude: string[];
+  maxFileBytes: number;
+  workers?: number;
+  /** Files open in an editor: their buffer, not the disk, is the truth. */
+  openFiles: ReadonlySet<string>;
+  log: (m: string) => void;
+}
+
+export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexProgress) => void): Promise<IndexSummary> {
+  const started = performance.now();
+  const { store, graph } = ctx;
+  const found = discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
+  const known = new Map(store.files().map((f) => [f.path, f]));
+  const cold = known.size === 0;
+  const jobs: FileJob[] = [];
+  let unchanged = 0;
+  const seen = new Set<string>();
+  for (const f of found.files) {
+    seen.add(f.path);
+    if (ctx.openFiles.has(f.path)) continue;
+    const k = known.get(f.path);
+    if (k && k.size === f.size && k.mtime_ms === f.mtimeMs) unchanged++;
+    else jobs.push({ path: f.path, knownHash: k?.hash ?? null, size: f.size });
+  }
+  const deletedPaths = [...known.keys()].filter((p) => !seen.has(p) && !ctx.openFiles.has(p));
+  const skipped = [...found.skipped];
+  for (const s of found.skipped) ctx.log(`skipped ${s.file}: ${s.reason}`);
+  if (deletedPaths.length) store.transaction(() => deletedPaths.forEach((p) => applyDeletion(store, graph, p)));
+
+  let done = 0;
+  let parsed = 0;
+  const total = jobs.length;
+  onProgress?.({ done, total });
+  await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers }, ctx.parsers, (batch) => {
+    store.transaction(() => {
+      for (const o of batch) {
+        if (o.kind === 'parsed') {
+          const lang = languageById(o.language)!;
+          applyExtraction(store, graph, lang, { path: o.path, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, o.extraction);
+          parsed++;
+        } else if (o.kind === 'unchanged') {
+          const k = known.get(o.path);
+          if (k) store.touchFile(k.fid, o.mtimeMs, o.size);
+          unchanged++;
+        } else {
+          skipped.push({ file: o.path, reason: o.reason });
+          ctx.log(`skipped ${o.path}: ${o.reason}`);
+          if (known.has(o.path)) applyDeletion(store, graph, o.path);
+        }
+      }
+    });
+    done += batch.length;
+    onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
+  });
+  graph.flush(!cold);
+  const counts = store.counts();
+  return {
+    files: counts.files,
+    parsed,
+    unchanged,
+    deleted: deletedPaths.length,
+    skipped,
+    entities: counts.entities,
+    edges: counts.edges,
+    seconds: Math.round(performance.now() - started) / 1000,
+  };
+}

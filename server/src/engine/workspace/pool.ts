@@ -1,0 +1,70 @@
+// Spreads file processing over worker threads (parsing is the bulk of indexing, and one WASM
+// parser is bound to one core). Falls back to the calling thread when asked to, for tiny jobs,
+// or when the compiled worker script is not there (running from TypeScript sources in tests).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Parsers } from '../parse/parsers';
+import { processFile, type FileJob, type FileOutcome } from './process';
+
+const BATCH = 16;
+
+export interface PoolOptions {
+  root: string;
+  maxBytes: number;
+  workers?: number;
+}
+
+export function defaultWorkerCount(): number {
+  return Math.max(1, Math.min(4, os.availableParallelism()));
+}
+
+/**
+ * Processes every job and hands outcomes to `sink` on the calling thread as they arrive, in
+ * batches, so the caller can write them to the store while workers keep parsing.
+ */
+export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Parsers, sink: (batch: FileOutcome[]) => void): Promise<void> {
+  const script = path.join(__dirname, 'worker.js');
+  const wanted = opts.workers ?? defaultWorkerCount();
+  const n = Math.min(wanted, Math.ceil(jobs.length / BATCH));
+  if (n <= 0 || jobs.length < 2 * BATCH || !fs.existsSync(script)) {
+    for (let i = 0; i < jobs.length; i += BATCH) {
+      sink(jobs.slice(i, i + BATCH).map((j) => processFile(opts.root, j, parsers, opts.maxBytes)));
+      await new Promise((r) => setImmediate(r)); // let requests in between batches
+    }
+    return;
+  }
+  // Largest files first keeps the workers evenly busy to the end.
+  const queue = [...jobs].sort((a, b) => (b.size ?? 0) - (a.size ?? 0));
+  let next = 0;
+  const workers = Array.from({ length: n }, () => new Worker(script, { workerData: { root: opts.root, maxBytes: opts.maxBytes } }));
+  try {
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve, reject) => {
+            const feed = () => {
+              if (next >= queue.length) return resolve();
+              const batch = queue.slice(next, next + BATCH);
+              next += BATCH;
+              w.postMessage(batch);
+            };
+            w.on('message', (outcomes: FileOutcome[]) => {
+              try {
+                sink(outcomes);
+              } catch (e) {
+                return reject(e);
+              }
+              feed();
+            });
+            w.on('error', reject);
+            w.on('exit', (code) => (code !== 0 ? reject(new Error(`index worker exited with code ${code}`)) : undefined));
+            feed();
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}

@@ -1,0 +1,43 @@
+// Turning one file into an extraction. Runs in worker threads during indexing and on the main
+// thread for single files, so it depends only on the file system and the parsers.
+import * as path from 'node:path';
+import type { FileExtraction, LanguageSupport } from '../languages/types';
+import { languageForPath } from '../languages/registry';
+import type { Parsers } from '../parse/parsers';
+import { readSource } from './read';
+
+export interface FileJob {
+  path: string;
+  /** Hash stored in the index, to skip parsing when only the mtime moved. */
+  knownHash: string | null;
+  /** Size from discovery: big files are scheduled first. */
+  size?: number;
+}
+
+export type FileOutcome =
+  | { kind: 'parsed'; path: string; hash: string; size: number; mtimeMs: number; language: string; module: string | null; extraction: FileExtraction }
+  | { kind: 'unchanged'; path: string; size: number; mtimeMs: number }
+  | { kind: 'skipped'; path: string; reason: string };
+
+export function processFile(root: string, job: FileJob, parsers: Parsers, maxBytes: number): FileOutcome {
+  const lang = languageForPath(job.path);
+  if (!lang) return { kind: 'skipped', path: job.path, reason: 'no language for this extension' };
+  const read = readSource(path.join(root, job.path), maxBytes);
+  if (!read.ok) return { kind: 'skipped', path: job.path, reason: read.reason };
+  if (read.hash === job.knownHash) return { kind: 'unchanged', path: job.path, size: read.size, mtimeMs: read.mtimeMs };
+  try {
+    const extraction = extractText(lang, parsers, read.text, job.path);
+    return { kind: 'parsed', path: job.path, hash: read.hash, size: read.size, mtimeMs: read.mtimeMs, language: lang.id, module: lang.moduleName(job.path), extraction };
+  } catch (e) {
+    return { kind: 'skipped', path: job.path, reason: `extraction failed: ${(e as Error).message}` };
+  }
+}
+
+export function extractText(lang: LanguageSupport, parsers: Parsers, text: string, file: string): FileExtraction {
+  const tree = parsers.parse(lang, text);
+  try {
+    return lang.extract(tree, text, file, parsers.get(lang).language);
+  } finally {
+    tree.delete();
+  }
+}
