@@ -203,6 +203,8 @@ export interface TraceResult {
   depth: number;
   adjacency: Record<string, TraceEdge[]>;
   entities: Record<string, TraceEntity>;
+  /** `errors` direction from a function: exception ids (or names) that can escape it. */
+  escaping?: string[];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -105,6 +105,15 @@ export class Graph {
     });
   }
 
+  /** Does `except <handler>` at a site in `from` (in `file`) catch `exc` (an entity id or a name)? */
+  caughtBy(file: string, from: string, handler: string, exc: string): boolean {
+    const fs = this.model.files.get(file);
+    const f = this.model.byId.get(from);
+    if (!fs || !f) return false;
+    const ent = this.model.byId.get(exc);
+    return this.resolver.catches(fs, f, handler, ent, ent ? ent.name : exc);
+  }
+
   private write(w: PendingRef, replace: boolean): void {
     const res = this.resolver.resolve(w.input);
     if (res.virtual) this.store.ensureVirtualEntity(res.virtual.id, res.virtual.kind, res.virtual.name);

@@ -25,6 +25,8 @@ export interface FileSymbols {
   language: LanguageSupport;
   module: string | null;
   byQname: Map<string, Ent>;
+  /** Kept apart from byQname: `copy.py` defines both module `copy` and function `copy`. */
+  moduleEnt: Ent | undefined;
   bindings: Binding[];
   /** class id → attribute → type expression */
   attrTypes: Map<string, Map<string, string>>;
@@ -56,8 +58,10 @@ export class SymbolModel {
   setFile(input: FileInput): void {
     this.removeFile(input.file);
     const byQname = new Map<string, Ent>();
+    let moduleEnt: Ent | undefined;
     for (const e of input.entities) {
-      byQname.set(e.qname, e);
+      if (e.kind === 'module') moduleEnt = e;
+      else byQname.set(e.qname, e);
       this.byId.set(e.id, e);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) addTo(this.topByName, e.name, e);
     }
@@ -72,7 +76,7 @@ export class SymbolModel {
       member: b.member,
       module: input.language.absoluteModule(b.module, input.file) ?? b.module,
     }));
-    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, bindings, attrTypes });
+    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, bindings, attrTypes });
     if (input.module) for (const key of moduleKeys(input.module)) addTo(this.modules, key, input.file);
     addTo(this.dirs, dirOf(input.file), input.file);
     this.generation++;
@@ -81,6 +85,7 @@ export class SymbolModel {
   removeFile(file: string): void {
     const fs = this.files.get(file);
     if (!fs) return;
+    if (fs.moduleEnt) this.byId.delete(fs.moduleEnt.id);
     for (const e of fs.byQname.values()) {
       this.byId.delete(e.id);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) removeFrom(this.topByName, e.name, e);
@@ -100,10 +105,7 @@ export class SymbolModel {
   }
 
   moduleEntity(file: string): Ent | undefined {
-    const fs = this.files.get(file);
-    if (!fs) return undefined;
-    for (const e of fs.byQname.values()) if (e.kind === 'module') return e;
-    return undefined;
+    return this.files.get(file)?.moduleEnt;
   }
 
   topLevelNamed(name: string): Ent[] {

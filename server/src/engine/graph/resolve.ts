@@ -115,9 +115,13 @@ export class Resolver {
       case 'file':
         return virtual('file', ref.target);
       case 'constant': {
-        const g = this.single(this.path(fs, from, ref.target, false));
-        if (g && g.kind === 'global') return this.one(g);
-        return virtual('config', ref.target);
+        // A workspace global is the config itself; an unknown bare name is a config key of its
+        // own; anything else (a class, an external module's constant) is not configuration.
+        const found = this.path(fs, from, ref.target, false);
+        const g = this.single(found);
+        if (g) return g.kind === 'global' ? this.one(g) : NONE;
+        const imported = fs.bindings.some((b) => b.local === ref.target || b.member === '*');
+        return found.ents.length || imported || ref.target.includes('.') ? NONE : virtual('config', ref.target);
       }
       default:
         return NONE;

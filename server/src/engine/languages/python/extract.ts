@@ -1,0 +1,801 @@
+// One pass over a Python syntax tree: entities (module, classes, functions, methods, class
+// attributes, module globals) and raw references (calls, bases, imports, mutations, config
+// reads, raises). References are finalised at the end of the file, once every scope knows all
+// of its local names (Python decides locality by any assignment in the function).
+import type { Node, Tree } from 'web-tree-sitter';
+import { entityId } from '../../../../../protocol';
+import type { AttrType, CodeKind, ExtractedEntity, FileExtraction, ImportBinding, RawRef, Span } from '../types';
+import { moduleName } from './names';
+import { CONFIG_FILE, CONSTANT, ENV_CALLS, ENV_MAPPINGS, MUTATORS, SETTINGS_NAMES } from './patterns';
+import { bindName, newScope, setType, type Scope } from './scope';
+import { cleandoc, docstringText, dotted, headerText, typeName } from './text';
+
+const MAX_BODY_WORDS = 60;
+
+/** A reference whose receiver is decided at the end of the file. */
+interface Pending {
+  scope: Scope;
+  relation: 'CALLS' | 'MUTATES' | 'READS_CONFIG' | 'PROPAGATES_ERROR';
+  /** Dotted target as written, first segment included. */
+  path: string;
+  span: Span;
+  catches: string[] | undefined;
+  /** READS_CONFIG constant; MUTATES of a bare name only counts when it is declared global. */
+  mode?: 'constant' | 'globalOnly' | 'container';
+}
+
+function span(n: Node): Span {
+  const s = n.startPosition;
+  const e = n.endPosition;
+  return { start: { row: s.row, column: s.column }, end: { row: e.row, column: e.column } };
+}
+
+function headOf(path: string): string {
+  const i = path.indexOf('.');
+  return i < 0 ? path : path.slice(0, i);
+}
+
+export class PythonExtractor {
+  private readonly entities: ExtractedEntity[] = [];
+  private readonly members: ExtractedEntity[] = [];
+  private readonly refs: RawRef[] = [];
+  private readonly imports: ImportBinding[] = [];
+  private readonly attrTypes: AttrType[] = [];
+  private readonly pending: Pending[] = [];
+  private readonly idCounts = new Map<string, number>();
+  private readonly memberIds = new Set<string>();
+  private readonly scopes: Scope[] = [];
+  /** Handler types of the enclosing `try` bodies in the current function, outermost first. */
+  private catchStack: string[][] = [];
+  /** Types caught by the enclosing `except` clauses (for bare `raise`), with their alias. */
+  private exceptStack: Array<{ types: string[]; alias: string | null }> = [];
+  private module!: Scope;
+
+  constructor(
+    private readonly source: string,
+    private readonly file: string,
+  ) {}
+
+  run(tree: Tree): FileExtraction {
+    const root = tree.rootNode;
+    const modName = moduleName(this.file);
+    const name = modName ? modName.slice(modName.lastIndexOf('.') + 1) : this.file.replace(/^.*\//, '').replace(/\.\w+$/, '');
+    const modEnt: ExtractedEntity = {
+      id: entityId('module', this.file, name),
+      kind: 'module',
+      name,
+      qname: name,
+      parent: null,
+      span: span(root),
+      nameSpan: { start: { row: 0, column: 0 }, end: { row: 0, column: 0 } },
+      signature: `module ${modName ?? name}`,
+      decorators: [],
+      docstring: this.docstringOf(root),
+      body: '',
+    };
+    this.entities.push(modEnt);
+    this.module = newScope(modEnt, 'module', null);
+    this.scopes.push(this.module);
+    this.block(root, this.module);
+    this.finish();
+    let syntaxErrors = 0;
+    if (root.hasError) syntaxErrors = Math.max(1, root.descendantsOfType('ERROR').length);
+    return {
+      file: this.file,
+      language: 'python',
+      // Members first: where a method and an attribute share a name, the method wins lookups.
+      entities: [modEnt, ...this.members, ...this.entities.slice(1)],
+      refs: this.refs,
+      imports: this.imports,
+      attrTypes: this.attrTypes,
+      syntaxErrors,
+    };
+  }
+
+  // --- entities ------------------------------------------------------------------------------
+
+  private uniqueId(kind: CodeKind, qname: string): string {
+    const base = entityId(kind, this.file, qname);
+    const n = (this.idCounts.get(base) ?? 0) + 1;
+    this.idCounts.set(base, n);
+    return n === 1 ? base : `${base}#${n}`;
+  }
+
+  private docstringOf(body: Node | null): string | null {
+    if (!body) return null;
+    for (const c of body.namedChildren) {
+      if (!c) continue;
+      if (c.type === 'comment') continue;
+      if (c.type === 'expression_statement' && c.namedChildCount === 1 && c.namedChild(0)?.type === 'string') {
+        return docstringText(c.namedChild(0)!, this.source);
+      }
+      return null;
+    }
+    return null;
+  }
+
+  /** A class attribute (`Cls.x`) or module global (`X`), declared once at its first binding. */
+  private member(scope: Scope, name: string, at: Node): void {
+    const kind: CodeKind = scope.kind === 'class' ? 'attr' : 'global';
+    const qname = scope.kind === 'class' ? `${scope.ent.qname}.${name}` : name;
+    const id = entityId(kind, this.file, qname);
+    if (this.memberIds.has(id)) return;
+    this.memberIds.add(id);
+    const line = this.source.slice(at.startIndex, Math.min(at.endIndex, at.startIndex + 200)).split('\n')[0];
+    this.members.push({
+      id, kind, name, qname, parent: scope.ent.id, span: span(at), nameSpan: span(at),
+      signature: line, decorators: [], docstring: null, body: '',
+    });
+  }
+
+  private definition(node: Node, scope: Scope, decorators: Node[], outer: Node): void {
+    const isClass = node.type === 'class_definition';
+    const nameNode = node.childForFieldName('name');
+    const body = node.childForFieldName('body');
+    const name = nameNode ? this.source.slice(nameNode.startIndex, nameNode.endIndex) : '';
+    if (!name) {
+      if (body) this.block(body, scope);
+      return;
+    }
+    const qname = scope.kind === 'module' ? name : `${scope.ent.qname}.${name}`;
+    const kind: CodeKind = isClass ? 'class' : scope.kind === 'class' ? 'method' : 'function';
+    const decoTexts = decorators.map((d) => {
+      const e = d.namedChild(0);
+      return e ? this.source.slice(e.startIndex, e.endIndex) : '';
+    });
+    const ent: ExtractedEntity = {
+      id: this.uniqueId(kind, qname),
+      kind, name, qname,
+      parent: scope.ent.id,
+      span: span(outer),
+      nameSpan: span(nameNode!),
+      signature: headerText(node, body, this.source),
+      decorators: decoTexts,
+      docstring: this.docstringOf(body),
+      body: '',
+    };
+    this.entities.push(ent);
+    // A nested def is not added to locals: name resolution finds it in its enclosing scope.
+    // Decorators run in the enclosing scope.
+    for (const d of decorators) this.expr(d.namedChild(0), scope);
+    const inner = newScope(ent, isClass ? 'class' : 'function', scope);
+    this.scopes.push(inner);
+    if (isClass) this.classHeader(node, ent, scope, inner);
+    else this.parameters(node, ent, decoTexts, scope, inner);
+    const savedCatch = this.catchStack;
+    const savedExcept = this.exceptStack;
+    if (!isClass) {
+      this.catchStack = [];
+      this.exceptStack = [];
+    }
+    if (body) this.block(body, inner);
+    this.catchStack = savedCatch;
+    this.exceptStack = savedExcept;
+  }
+
+  private classHeader(node: Node, ent: ExtractedEntity, outer: Scope, inner: Scope): void {
+    const bases: string[] = [];
+    const sup = node.childForFieldName('superclasses');
+    for (const arg of sup?.namedChildren ?? []) {
+      if (!arg) continue;
+      if (arg.type === 'keyword_argument') {
+        this.expr(arg.childForFieldName('value'), outer);
+        continue;
+      }
+      const head = arg.type === 'subscript' ? arg.childForFieldName('value') : arg;
+      const d = head ? dotted(head, this.source) : null;
+      if (d) {
+        bases.push(d);
+        this.refs.push({ from: ent.id, relation: 'INHERITS', target: d, span: span(arg) });
+      } else this.expr(arg, outer);
+    }
+    ent.bases = bases;
+    void inner;
+  }
+
+  private parameters(node: Node, ent: ExtractedEntity, decorators: string[], outer: Scope, inner: Scope): void {
+    const params = node.childForFieldName('parameters');
+    let first = true;
+    for (const p of params?.namedChildren ?? []) {
+      if (!p) continue;
+      let name: string | null = null;
+      let type: string | null = null;
+      switch (p.type) {
+        case 'identifier':
+          name = this.text(p);
+          break;
+        case 'typed_parameter':
+          name = p.namedChild(0)?.type === 'identifier' ? this.text(p.namedChild(0)!) : null;
+          type = typeName(p.childForFieldName('type'), this.source);
+          if (!name) this.bindPattern(p.namedChild(0), inner);
+          break;
+        case 'default_parameter':
+        case 'typed_default_parameter': {
+          const n = p.childForFieldName('name');
+          name = n?.type === 'identifier' ? this.text(n) : null;
+          type = typeName(p.childForFieldName('type'), this.source);
+          this.expr(p.childForFieldName('value'), outer);
+          break;
+        }
+        case 'list_splat_pattern':
+        case 'dictionary_splat_pattern':
+          this.bindPattern(p.namedChild(0), inner);
+          break;
+        default:
+          break;
+      }
+      if (name) {
+        inner.locals.add(name);
+        if (type) setType(inner, name, type);
+        if (first && ent.kind === 'method') {
+          const isStatic = decorators.includes('staticmethod');
+          const isClassMethod = decorators.includes('classmethod') || ['__new__', '__init_subclass__', '__class_getitem__'].includes(ent.name);
+          if (isClassMethod) inner.clsName = name;
+          else if (!isStatic) inner.selfName = name;
+        }
+      }
+      if (p.type !== 'keyword_separator' && p.type !== 'positional_separator') first = false;
+    }
+  }
+
+  // --- statements ----------------------------------------------------------------------------
+
+  private block(node: Node, scope: Scope): void {
+    for (const c of node.namedChildren) if (c) this.statement(c, scope);
+  }
+
+  private statement(node: Node, scope: Scope): void {
+    switch (node.type) {
+      case 'function_definition':
+      case 'class_definition':
+        this.definition(node, scope, [], node);
+        return;
+      case 'decorated_definition': {
+        const def = node.childForFieldName('definition');
+        const decos = node.namedChildren.filter((c): c is Node => !!c && c.type === 'decorator');
+        if (def) this.definition(def, scope, decos, node);
+        return;
+      }
+      case 'expression_statement':
+        for (const c of node.namedChildren) if (c) this.exprStatement(c, scope);
+        return;
+      case 'import_statement':
+      case 'import_from_statement':
+      case 'future_import_statement':
+        this.importStatement(node, scope);
+        return;
+      case 'global_statement':
+      case 'nonlocal_statement':
+        for (const c of node.namedChildren) if (c?.type === 'identifier') scope.globals.add(this.text(c));
+        return;
+      case 'delete_statement':
+        for (const t of node.namedChildren) {
+          if (!t) continue;
+          const targets = t.type === 'expression_list' ? t.namedChildren : [t];
+          for (const x of targets) if (x) this.mutationTarget(x, scope, null, true);
+        }
+        return;
+      case 'raise_statement':
+        this.raise(node, scope);
+        return;
+      case 'try_statement':
+        this.tryStatement(node, scope);
+        return;
+      case 'for_statement':
+        this.bindPattern(node.childForFieldName('left'), scope);
+        this.expr(node.childForFieldName('right'), scope);
+        this.blocksOf(node, scope, ['left', 'right']);
+        return;
+      case 'with_statement':
+        for (const c of node.namedChildren) {
+          if (!c) continue;
+          if (c.type === 'with_clause') {
+            for (const item of c.namedChildren) if (item) this.withItem(item, scope);
+          } else if (c.type === 'block') this.block(c, scope);
+        }
+        return;
+      case 'comment':
+      case 'pass_statement':
+      case 'break_statement':
+      case 'continue_statement':
+        return;
+      default:
+        this.blocksOf(node, scope, []);
+    }
+  }
+
+  /** Compound statements (if/while/match/ERROR...): blocks as statements, the rest as expressions. */
+  private blocksOf(node: Node, scope: Scope, skipFields: string[]): void {
+    const skip = skipFields.map((f) => node.childForFieldName(f)?.id);
+    for (const c of node.namedChildren) {
+      if (!c || skip.includes(c.id)) continue;
+      if (c.type === 'block') this.block(c, scope);
+      else if (c.type.endsWith('_clause') || c.type === 'case_clause' || c.type === 'ERROR') this.blocksOf(c, scope, []);
+      else if (c.type.endsWith('_statement') || c.type.endsWith('_definition')) this.statement(c, scope);
+      else if (c.type === 'case_pattern') continue;
+      else this.exprStatement(c, scope);
+    }
+  }
+
+  private exprStatement(node: Node, scope: Scope): void {
+    switch (node.type) {
+      case 'assignment':
+        this.assignment(node, scope);
+        return;
+      case 'augmented_assignment': {
+        const left = node.childForFieldName('left');
+        this.expr(node.childForFieldName('right'), scope);
+        if (left) this.mutationTarget(left, scope, null, true);
+        return;
+      }
+      default:
+        this.expr(node, scope);
+    }
+  }
+
+  private assignment(node: Node, scope: Scope): void {
+    const left = node.childForFieldName('left');
+    const right = node.childForFieldName('right');
+    const annotation = node.childForFieldName('type');
+    // Chained `a = b = value`: the right side is itself an assignment.
+    if (right?.type === 'assignment') this.assignment(right, scope);
+    else this.expr(right, scope);
+    if (!left) return;
+    const rightType = typeName(annotation, this.source) ?? this.constructed(right);
+    this.mutationTarget(left, scope, rightType, false);
+  }
+
+  /** The class an expression constructs, as written (`Repo(...)` → `Repo`); null otherwise. */
+  private constructed(value: Node | null): string | null {
+    if (!value || value.type !== 'call') return null;
+    const f = value.childForFieldName('function');
+    return f ? dotted(f, this.source) : null;
+  }
+
+  /** An assignment/del/augmented target: binds locals, declares members, records mutations. */
+  private mutationTarget(t: Node, scope: Scope, type: string | null, inPlace: boolean): void {
+    switch (t.type) {
+      case 'identifier': {
+        const name = this.text(t);
+        if (scope.kind === 'module') {
+          this.member(scope, name, t);
+          setType(scope, name, type);
+        } else if (scope.kind === 'class') {
+          this.member(scope, name, t);
+          if (type) this.attrTypes.push({ cls: scope.ent.id, attr: name, type });
+        } else if (scope.globals.has(name)) {
+          this.defer(scope, 'MUTATES', name, t, 'globalOnly');
+        } else {
+          if (!inPlace) scope.locals.add(name);
+          setType(scope, name, type);
+        }
+        return;
+      }
+      case 'attribute': {
+        const path = dotted(t, this.source);
+        if (!path) {
+          this.expr(t.childForFieldName('object'), scope);
+          return;
+        }
+        this.wordsOf(path, scope);
+        const head = headOf(path);
+        const b = bindName(scope, head);
+        const segs = path.split('.');
+        if (b.kind === 'self' && segs.length === 2 && scope.kind === 'function') {
+          // `self.x = …` declares attribute x of the class (and types it when constructed).
+          this.member(b.scope, segs[1], t);
+          if (type) this.attrTypes.push({ cls: b.scope.ent.id, attr: segs[1], type });
+        }
+        if (scope.kind !== 'module' || b.kind !== 'name') this.defer(scope, 'MUTATES', path, t);
+        return;
+      }
+      case 'subscript': {
+        this.expr(t.childForFieldName('subscript'), scope);
+        const value = t.childForFieldName('value');
+        if (!value) return;
+        this.containerMutation(value, t, scope);
+        return;
+      }
+      case 'pattern_list':
+      case 'tuple_pattern':
+      case 'list_pattern':
+      case 'tuple':
+      case 'list':
+      case 'expression_list':
+        for (const c of t.namedChildren) if (c) this.mutationTarget(c, scope, null, inPlace);
+        return;
+      case 'list_splat_pattern':
+      case 'parenthesized_expression':
+        if (t.namedChild(0)) this.mutationTarget(t.namedChild(0)!, scope, null, inPlace);
+        return;
+      default:
+        this.expr(t, scope);
+    }
+  }
+
+  /** `x[k] = v`, `x.append(v)`: mutates x when x is an attribute of self/a typed object or a global. */
+  private containerMutation(container: Node, site: Node, scope: Scope): void {
+    if (scope.kind === 'module') {
+      this.expr(container, scope);
+      return;
+    }
+    const path = dotted(container, this.source);
+    if (!path) {
+      this.expr(container, scope);
+      return;
+    }
+    this.wordsOf(path, scope);
+    if (path.includes('.')) this.defer(scope, 'MUTATES', path, site);
+    else this.defer(scope, 'MUTATES', path, site, 'container');
+  }
+
+  private withItem(item: Node, scope: Scope): void {
+    const value = item.childForFieldName('value');
+    if (value?.type === 'as_pattern') {
+      const inner = value.namedChild(0);
+      this.expr(inner, scope);
+      const target = value.childForFieldName('alias')?.namedChild(0) ?? null;
+      if (target?.type === 'identifier') {
+        const name = this.text(target);
+        scope.locals.add(name);
+        setType(scope, name, this.constructed(inner));
+      } else this.bindPattern(target, scope);
+    } else this.expr(value, scope);
+  }
+
+  private tryStatement(node: Node, scope: Scope): void {
+    const handlers: string[] = [];
+    const clauses: Array<{ node: Node; types: string[]; alias: string | null }> = [];
+    for (const c of node.namedChildren) {
+      if (c?.type !== 'except_clause' && c?.type !== 'except_group_clause') continue;
+      const { types, alias } = this.exceptTypes(c);
+      handlers.push(...types);
+      clauses.push({ node: c, types, alias });
+    }
+    for (const c of node.namedChildren) {
+      if (!c) continue;
+      if (c.type === 'block' && c.id === node.childForFieldName('body')?.id) {
+        this.catchStack.push(handlers);
+        this.block(c, scope);
+        this.catchStack.pop();
+      } else if (c.type === 'except_clause' || c.type === 'except_group_clause') {
+        const info = clauses.find((x) => x.node.id === c.id)!;
+        if (info.alias) scope.locals.add(info.alias);
+        this.exceptStack.push({ types: info.types, alias: info.alias });
+        for (const b of c.namedChildren) if (b?.type === 'block') this.block(b, scope);
+        this.exceptStack.pop();
+      } else this.blocksOf(c, scope, []);
+    }
+  }
+
+  private exceptTypes(clause: Node): { types: string[]; alias: string | null } {
+    let value: Node | null = clause.childForFieldName('value');
+    if (!value) value = clause.namedChildren.find((c) => c && c.type !== 'block' && c.type !== 'comment') ?? null;
+    if (!value) return { types: ['BaseException'], alias: null };
+    let alias: string | null = null;
+    if (value.type === 'as_pattern') {
+      const a = value.childForFieldName('alias')?.namedChild(0);
+      alias = a?.type === 'identifier' ? this.text(a) : null;
+      value = value.namedChild(0);
+    }
+    const list = value?.type === 'tuple' || value?.type === 'parenthesized_expression' ? value.namedChildren : [value];
+    const types = list.map((n) => (n ? dotted(n, this.source) : null)).filter((s): s is string => !!s);
+    return { types: types.length ? types : ['BaseException'], alias };
+  }
+
+  private raise(node: Node, scope: Scope): void {
+    const exc = node.namedChildren.find((c) => c && c.id !== node.childForFieldName('cause')?.id) ?? null;
+    this.expr(node.childForFieldName('cause'), scope);
+    const current = this.exceptStack[this.exceptStack.length - 1];
+    if (!exc) {
+      if (current) for (const t of current.types) this.refs.push({ from: scope.ent.id, relation: 'PROPAGATES_ERROR', target: t, span: span(node), catches: this.catches(), reraise: true });
+      return;
+    }
+    const callee = exc.type === 'call' ? exc.childForFieldName('function') : exc;
+    if (exc.type === 'call') this.expr(exc.childForFieldName('arguments'), scope);
+    const path = callee ? dotted(callee, this.source) : null;
+    if (!path) {
+      this.expr(exc, scope);
+      return;
+    }
+    this.wordsOf(path, scope);
+    const aliased = this.exceptStack.slice().reverse().find((x) => x.alias === path);
+    if (aliased) {
+      for (const t of aliased.types) this.refs.push({ from: scope.ent.id, relation: 'PROPAGATES_ERROR', target: t, span: span(node), catches: this.catches(), reraise: true });
+      return;
+    }
+    this.defer(scope, 'PROPAGATES_ERROR', path, node);
+    if (exc.type === 'call') this.defer(scope, 'CALLS', path, callee!.type === 'attribute' ? callee!.childForFieldName('attribute')! : callee!);
+  }
+
+  private importStatement(node: Node, scope: Scope): void {
+    const from = this.module.ent.id;
+    const bind = (local: string | null, module: string, member: string | null, at: Node) => {
+      this.imports.push({ from, local, module, member, span: span(at) });
+    };
+    if (node.type === 'import_statement') {
+      for (const n of node.namedChildren) {
+        if (!n) continue;
+        if (n.type === 'aliased_import') {
+          const name = n.childForFieldName('name');
+          const alias = n.childForFieldName('alias');
+          if (name && alias) bind(this.text(alias), this.text(name), null, n);
+        } else if (n.type === 'dotted_name') bind(this.text(n), this.text(n), null, n);
+      }
+      return;
+    }
+    if (node.type === 'future_import_statement') return;
+    const modNode = node.childForFieldName('module_name');
+    if (!modNode) return;
+    const module = this.text(modNode).replace(/\s+/g, '');
+    for (const n of node.namedChildren) {
+      if (!n || n.id === modNode.id) continue;
+      if (n.type === 'wildcard_import') bind(null, module, '*', n);
+      else if (n.type === 'aliased_import') {
+        const name = n.childForFieldName('name');
+        const alias = n.childForFieldName('alias');
+        if (name && alias) bind(this.text(alias), module, this.text(name), n);
+      } else if (n.type === 'dotted_name') bind(this.text(n), module, this.text(n), n);
+    }
+    void scope;
+  }
+
+  // --- expressions ---------------------------------------------------------------------------
+
+  private expr(node: Node | null, scope: Scope): void {
+    if (!node) return;
+    switch (node.type) {
+      case 'identifier': {
+        const name = this.text(node);
+        this.word(name, scope);
+        if (CONSTANT.test(name) && scope.kind !== 'module') this.defer(scope, 'READS_CONFIG', name, node, 'constant');
+        return;
+      }
+      case 'attribute':
+        this.attribute(node, scope);
+        return;
+      case 'call':
+        this.call(node, scope);
+        return;
+      case 'subscript':
+        this.subscript(node, scope);
+        return;
+      case 'string':
+      case 'integer':
+      case 'float':
+      case 'true':
+      case 'false':
+      case 'none':
+      case 'comment':
+      case 'type':
+        return;
+      case 'keyword_argument':
+        this.expr(node.childForFieldName('value'), scope);
+        return;
+      case 'lambda': {
+        for (const p of node.childForFieldName('parameters')?.namedChildren ?? []) this.bindPattern(p, scope);
+        this.expr(node.childForFieldName('body'), scope);
+        return;
+      }
+      case 'named_expression': {
+        const n = node.childForFieldName('name');
+        if (n) scope.locals.add(this.text(n));
+        this.expr(node.childForFieldName('value'), scope);
+        return;
+      }
+      case 'for_in_clause':
+        this.bindPattern(node.childForFieldName('left'), scope);
+        this.expr(node.childForFieldName('right'), scope);
+        return;
+      case 'assignment':
+      case 'augmented_assignment':
+        this.exprStatement(node, scope);
+        return;
+      case 'function_definition':
+      case 'class_definition':
+      case 'decorated_definition':
+        this.statement(node, scope);
+        return;
+      default:
+        for (const c of node.namedChildren) if (c) this.expr(c, scope);
+    }
+  }
+
+  private attribute(node: Node, scope: Scope): void {
+    const path = dotted(node, this.source);
+    if (!path) {
+      this.expr(node.childForFieldName('object'), scope);
+      const a = node.childForFieldName('attribute');
+      if (a) this.word(this.text(a), scope);
+      return;
+    }
+    this.wordsOf(path, scope);
+    const segs = path.split('.');
+    const head = segs[0];
+    if (SETTINGS_NAMES.has(head) && segs.length > 1) {
+      this.config(scope, 'settings', path, node);
+      return;
+    }
+    if (scope.kind !== 'module' && CONSTANT.test(segs[segs.length - 1]) && segs.length > 1) {
+      this.defer(scope, 'READS_CONFIG', path, node, 'constant');
+    }
+  }
+
+  private subscript(node: Node, scope: Scope): void {
+    const value = node.childForFieldName('value');
+    const index = node.childForFieldName('subscript');
+    const path = value ? dotted(value, this.source) : null;
+    const key = index?.type === 'string' ? this.stringValue(index) : null;
+    if (path && key !== null) {
+      if (ENV_MAPPINGS.has(path)) {
+        this.config(scope, 'env', key, node);
+        return;
+      }
+      const last = path.slice(path.lastIndexOf('.') + 1);
+      if (SETTINGS_NAMES.has(last)) {
+        this.config(scope, 'settings', `${last}.${key}`, node);
+        return;
+      }
+    }
+    this.expr(value, scope);
+    this.expr(index, scope);
+  }
+
+  private call(node: Node, scope: Scope): void {
+    const fn = node.childForFieldName('function');
+    const args = node.childForFieldName('arguments');
+    const firstArg = args?.namedChildren.find((a) => a && a.type !== 'comment') ?? null;
+    const literal = firstArg?.type === 'string' ? this.stringValue(firstArg) : null;
+    if (literal !== null && CONFIG_FILE.test(literal)) this.config(scope, 'file', literal, firstArg!);
+    this.expr(args, scope);
+    if (!fn) return;
+    if (fn.type === 'identifier' || fn.type === 'attribute') {
+      const path = dotted(fn, this.source);
+      const nameNode = fn.type === 'attribute' ? fn.childForFieldName('attribute') : fn;
+      if (path && nameNode) {
+        this.wordsOf(path, scope);
+        if (ENV_CALLS.has(path) && literal !== null) this.config(scope, 'env', literal, node);
+        const dot = path.lastIndexOf('.');
+        if (dot > 0) {
+          const obj = path.slice(0, dot);
+          const method = path.slice(dot + 1);
+          const objLast = obj.slice(obj.lastIndexOf('.') + 1);
+          if (method === 'get' && SETTINGS_NAMES.has(objLast) && literal !== null) this.config(scope, 'settings', `${objLast}.${literal}`, node);
+          if (MUTATORS.has(method)) this.containerMutation(fn.childForFieldName('object')!, node, scope);
+        }
+        this.defer(scope, 'CALLS', path, nameNode);
+        return;
+      }
+      if (fn.type === 'attribute') {
+        const obj = fn.childForFieldName('object');
+        const attr = fn.childForFieldName('attribute');
+        if (attr) {
+          const member = this.text(attr);
+          this.word(member, scope);
+          const isSuper = obj?.type === 'call' && obj.childForFieldName('function')?.type === 'identifier' && this.text(obj.childForFieldName('function')!) === 'super';
+          this.refs.push({ from: scope.ent.id, relation: 'CALLS', target: member, receiver: isSuper ? { kind: 'super' } : { kind: 'expr' }, span: span(attr), catches: this.catches() });
+          if (isSuper) {
+            this.expr(obj!.childForFieldName('arguments'), scope);
+            return;
+          }
+        }
+        this.expr(obj, scope);
+        return;
+      }
+    }
+    this.expr(fn, scope);
+  }
+
+  private config(scope: Scope, kind: 'env' | 'settings' | 'file', target: string, at: Node): void {
+    this.refs.push({ from: scope.ent.id, relation: 'READS_CONFIG', target, configKind: kind, span: span(at) });
+  }
+
+  /** Binds every identifier of a target pattern as a local (loop variables, lambda parameters). */
+  private bindPattern(node: Node | null, scope: Scope): void {
+    if (!node) return;
+    if (node.type === 'identifier') {
+      if (scope.kind === 'function') scope.locals.add(this.text(node));
+      else if (scope.kind === 'module') this.member(scope, this.text(node), node);
+      return;
+    }
+    if (node.type === 'attribute' || node.type === 'subscript') {
+      this.mutationTarget(node, scope, null, false);
+      return;
+    }
+    for (const c of node.namedChildren) if (c) this.bindPattern(c, scope);
+  }
+
+  // --- finishing -----------------------------------------------------------------------------
+
+  private defer(scope: Scope, relation: Pending['relation'], path: string, at: Node, mode?: Pending['mode']): void {
+    this.pending.push({ scope, relation, path, span: span(at), catches: relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined, mode });
+  }
+
+  private catches(): string[] | undefined {
+    if (!this.catchStack.length) return undefined;
+    const out: string[] = [];
+    for (let i = this.catchStack.length - 1; i >= 0; i--) out.push(...this.catchStack[i]);
+    return out;
+  }
+
+  /** Decides receivers now that every scope knows its locals, and emits the refs. */
+  private finish(): void {
+    const seenReads = new Set<string>();
+    for (const p of this.pending) {
+      const segs = p.path.split('.');
+      const b = bindName(p.scope, segs[0]);
+      const rest = segs.slice(1).join('.');
+      const from = p.scope.ent.id;
+      const base: Omit<RawRef, 'target'> = { from, relation: p.relation, span: p.span };
+      if (p.catches) base.catches = p.catches;
+      if (p.relation === 'READS_CONFIG') {
+        if (b.kind !== 'name') continue;
+        const key = `${from}\0${p.path}`;
+        if (seenReads.has(key)) continue;
+        seenReads.add(key);
+        this.refs.push({ ...base, target: p.path, configKind: 'constant' });
+        continue;
+      }
+      if (p.mode === 'globalOnly') {
+        if (p.scope.globals.has(p.path)) this.refs.push({ ...base, target: p.path });
+        continue;
+      }
+      switch (b.kind) {
+        case 'self':
+        case 'cls':
+          if (!rest) continue; // `self()` / `self[k] = v`
+          this.refs.push({ ...base, target: rest, receiver: { kind: b.kind } });
+          break;
+        case 'typed':
+          if (!rest) {
+            if (p.relation === 'CALLS') this.refs.push({ ...base, target: segs[0], receiver: { kind: 'expr' } });
+            continue;
+          }
+          this.refs.push({ ...base, target: rest, receiver: { kind: 'typed', type: b.type } });
+          break;
+        case 'local':
+          if (p.relation === 'CALLS') this.refs.push({ ...base, target: segs[segs.length - 1], receiver: { kind: 'expr' } });
+          break;
+        case 'name':
+          if (p.mode === 'container' && p.scope.kind === 'function' && !p.scope.globals.has(p.path)) {
+            // A module-level container changed in place (`REGISTRY[k] = v`).
+            this.refs.push({ ...base, target: p.path });
+            break;
+          }
+          this.refs.push({ ...base, target: p.path });
+          break;
+      }
+    }
+    for (const s of this.scopes) {
+      if (s.kind === 'module' || !s.words.size) continue;
+      s.ent.body = [...s.words].slice(0, MAX_BODY_WORDS).join(' ');
+    }
+  }
+
+  // --- small helpers -------------------------------------------------------------------------
+
+  private text(n: Node): string {
+    return this.source.slice(n.startIndex, n.endIndex);
+  }
+
+  private stringValue(n: Node): string | null {
+    if (n.namedChildren.some((c) => c?.type === 'interpolation')) return null;
+    const t = this.text(n).replace(/^[rRuUbB]{0,2}/, '');
+    const q = t.startsWith('"""') || t.startsWith("'''") ? 3 : 1;
+    return t.length >= 2 * q ? t.slice(q, t.length - q) : null;
+  }
+
+  private word(w: string, scope: Scope): void {
+    if (scope.words.size < MAX_BODY_WORDS * 2) scope.words.add(w);
+  }
+
+  private wordsOf(path: string, scope: Scope): void {
+    for (const w of path.split('.')) this.word(w, scope);
+  }
+}
+
+export function extractPython(tree: Tree, source: string, file: string): FileExtraction {
+  return new PythonExtractor(source, file).run(tree);
+}
+
+export { cleandoc };

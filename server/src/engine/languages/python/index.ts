@@ -1,0 +1,17 @@
+// Python, registered in ../registry.ts.
+import type { LanguageSupport } from '../types';
+import { extractPython } from './extract';
+import { absoluteModule, BUILTINS, EXCEPTION_BASES, moduleName } from './names';
+import { skeletonPython } from './skeleton';
+
+export const python: LanguageSupport = {
+  id: 'python',
+  extensions: ['.py', '.pyi'],
+  wasmPath: () => require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
+  extract: (tree, source, file) => extractPython(tree, source, file),
+  skeleton: skeletonPython,
+  moduleName,
+  absoluteModule,
+  builtins: BUILTINS,
+  exceptionBases: EXCEPTION_BASES,
+};

@@ -1,0 +1,82 @@
+// Python scopes as the extractor sees them, and how the first name of a reference binds:
+// `self`/`cls` of the enclosing method, a local of known type, a local of unknown type, or a
+// name the module (or an import) provides — which the graph resolves later.
+import type { ExtractedEntity } from '../types';
+
+export interface Scope {
+  ent: ExtractedEntity;
+  kind: 'module' | 'class' | 'function';
+  parent: Scope | null;
+  /** Nearest enclosing class scope (for a method or a function nested in one). */
+  cls: Scope | null;
+  /** Function scopes: names bound locally (parameters, assignments, loop targets, aliases). */
+  locals: Set<string>;
+  /** Names declared `global`/`nonlocal`: assignments to them are not local. */
+  globals: Set<string>;
+  /** Local name → type expression (`x = Repo()`, `x: Repo`, `with Repo() as x`); '' when conflicting. */
+  types: Map<string, string>;
+  /** First parameter of a method: `self`; of a classmethod: `cls` (in clsName). */
+  selfName: string | null;
+  clsName: string | null;
+  /** Identifiers seen in the body, for lexical search. */
+  words: Set<string>;
+}
+
+export type Binding =
+  | { kind: 'self'; scope: Scope }
+  | { kind: 'cls'; scope: Scope }
+  | { kind: 'typed'; type: string }
+  | { kind: 'local' }
+  | { kind: 'name' };
+
+export function newScope(ent: ExtractedEntity, kind: Scope['kind'], parent: Scope | null): Scope {
+  return {
+    ent,
+    kind,
+    parent,
+    cls: kind === 'class' ? null : parent ? (parent.kind === 'class' ? parent : parent.cls) : null,
+    locals: new Set(),
+    globals: new Set(),
+    types: new Map(),
+    selfName: null,
+    clsName: null,
+    words: new Set(),
+  };
+}
+
+/** How `head` binds when used in `scope`. Class bodies are not visible from their methods. */
+export function bindName(scope: Scope, head: string): Binding {
+  for (let s: Scope | null = scope; s; s = s.parent) {
+    if (s.kind === 'class') {
+      if (s !== scope) continue;
+      const t = s.types.get(head);
+      if (t) return { kind: 'typed', type: t };
+      continue;
+    }
+    if (s.kind === 'module') {
+      const t = s.types.get(head);
+      return t ? { kind: 'typed', type: t } : { kind: 'name' };
+    }
+    if (s.globals.has(head)) {
+      // Declared global: look it up at module level.
+      let m: Scope | null = s;
+      while (m && m.kind !== 'module') m = m.parent;
+      const t = m?.types.get(head);
+      return t ? { kind: 'typed', type: t } : { kind: 'name' };
+    }
+    if (head === s.selfName && s.cls) return { kind: 'self', scope: s.cls };
+    if (head === s.clsName && s.cls) return { kind: 'cls', scope: s.cls };
+    const t = s.types.get(head);
+    if (t) return { kind: 'typed', type: t };
+    if (s.locals.has(head)) return { kind: 'local' };
+  }
+  return { kind: 'name' };
+}
+
+/** Records `name: type` in a scope; two different types for one name cancel each other. */
+export function setType(scope: Scope, name: string, type: string | null): void {
+  if (!type) return;
+  const prev = scope.types.get(name);
+  if (prev === undefined) scope.types.set(name, type);
+  else if (prev !== type) scope.types.set(name, '');
+}

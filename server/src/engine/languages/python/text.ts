@@ -1,0 +1,88 @@
+// Text of Python constructs as the index shows them: signatures on one line, cleaned
+// docstrings, type expressions reduced to the class they name.
+import type { Node } from 'web-tree-sitter';
+import { joinLine } from './skeleton-text';
+
+/** `def f(a, b) -> int` / `class C(Base)`: the header up to the body, on one line. */
+export function headerText(def: Node, body: Node | null, source: string): string {
+  const end = body ? body.startIndex : def.endIndex;
+  let text = source.slice(def.startIndex, end).trimEnd();
+  if (text.includes('\n') || text.includes('#')) {
+    const kids = def.children.filter((c) => !body || c.startIndex < body.startIndex);
+    text = joinLine(kids, source).trimEnd();
+  }
+  return text.endsWith(':') ? text.slice(0, -1).trimEnd() : text;
+}
+
+const STRING_PREFIX = /^[rRuUbBfF]{0,2}/;
+
+/** The value of a string literal as a docstring: quotes and prefix gone, indentation cleaned. */
+export function docstringText(node: Node, source: string): string {
+  let t = source.slice(node.startIndex, node.endIndex).replace(STRING_PREFIX, '');
+  const q = t.startsWith('"""') || t.startsWith("'''") ? 3 : 1;
+  t = t.slice(q, t.length >= 2 * q ? t.length - q : t.length);
+  return cleandoc(t);
+}
+
+/** Like Python's `inspect.cleandoc`. */
+export function cleandoc(doc: string): string {
+  const lines = doc.replace(/\t/g, '        ').split(/\r?\n/);
+  let margin = Infinity;
+  for (let i = 1; i < lines.length; i++) {
+    const content = lines[i].trimStart();
+    if (content) margin = Math.min(margin, lines[i].length - content.length);
+  }
+  const out = [lines[0].trim(), ...lines.slice(1).map((l) => (margin === Infinity ? l : l.slice(margin)).trimEnd())];
+  while (out.length && !out[0]) out.shift();
+  while (out.length && !out[out.length - 1]) out.pop();
+  return out.join('\n');
+}
+
+/** Dotted text of a name chain (`a`, `a.b.c`), or null for any other expression. */
+export function dotted(node: Node, source: string): string | null {
+  if (node.type === 'identifier') return source.slice(node.startIndex, node.endIndex);
+  if (node.type === 'attribute') {
+    const obj = node.childForFieldName('object');
+    const attr = node.childForFieldName('attribute');
+    if (!obj || !attr) return null;
+    const head = dotted(obj, source);
+    return head === null ? null : `${head}.${source.slice(attr.startIndex, attr.endIndex)}`;
+  }
+  return null;
+}
+
+const OPTIONAL = new Set(['Optional', 'typing.Optional', 't.Optional']);
+const DOTTED_NAME = /^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/;
+
+/** The class a type annotation names: `Repo`, `models.Repo`, `Optional[Repo]`, `Repo | None`, `"Repo"`. */
+export function typeName(node: Node | null, source: string): string | null {
+  if (!node) return null;
+  switch (node.type) {
+    case 'type':
+      return node.namedChildCount === 1 ? typeName(node.namedChild(0), source) : null;
+    case 'identifier':
+    case 'attribute':
+      return dotted(node, source);
+    case 'string': {
+      const inner = source.slice(node.startIndex, node.endIndex).replace(/^['"]+|['"]+$/g, '').trim();
+      return DOTTED_NAME.test(inner) ? inner : null;
+    }
+    case 'generic_type':
+    case 'subscript': {
+      const head = node.namedChild(0);
+      const name = head ? dotted(head, source) : null;
+      if (!name || !OPTIONAL.has(name)) return null;
+      const arg = node.type === 'subscript' ? node.childForFieldName('subscript') : node.namedChild(1)?.namedChild(0) ?? null;
+      return typeName(arg, source);
+    }
+    case 'binary_operator': {
+      const l = node.childForFieldName('left');
+      const r = node.childForFieldName('right');
+      if (r?.type === 'none') return typeName(l, source);
+      if (l?.type === 'none') return typeName(r, source);
+      return null;
+    }
+    default:
+      return null;
+  }
+}

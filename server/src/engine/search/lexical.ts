@@ -1,0 +1,58 @@
+// The lexical stream: the query as a phrase first, then all of its words, then any of them
+// (BM25 ranks within each step; earlier steps rank first). Identifiers in the query are split
+// like indexed names are, so `validateToken` finds `validate_token`.
+import type { FtsIndex } from '../store/fts';
+import { splitIdentifier } from '../store/words';
+import type { SearchStream } from './types';
+
+const STOP_WORDS = new Set(
+  'a an and are as at be by for from how in into is it its of on or that the this to was what when where which who with does do get set return returns'.split(' '),
+);
+
+/** Lower-case search terms of a query, compound identifiers split into their words. */
+export function queryTerms(query: string): string[] {
+  const out: string[] = [];
+  for (const raw of query.match(/[\p{L}\p{N}_]+/gu) ?? []) {
+    for (const w of splitIdentifier(raw).split(/\s+/)) {
+      const t = w.toLowerCase();
+      if (t && !out.includes(t)) out.push(t);
+    }
+  }
+  return out;
+}
+
+const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
+
+export class LexicalStream implements SearchStream {
+  readonly name = 'lexical';
+
+  constructor(private readonly fts: FtsIndex) {}
+
+  async search(query: string, k: number): Promise<number[]> {
+    return this.searchSync(query, k);
+  }
+
+  searchSync(query: string, k: number): number[] {
+    const terms = queryTerms(query);
+    if (!terms.length) return [];
+    const content = terms.filter((t) => !STOP_WORDS.has(t));
+    const words = content.length ? content : terms;
+    const steps: string[] = [];
+    if (terms.length > 1) steps.push(quote(terms.join(' ')));
+    steps.push(words.map(quote).join(' AND '));
+    if (words.length > 1) steps.push(words.map(quote).join(' OR '));
+    // A lone short word is likely an identifier being typed: match it as a prefix too.
+    if (words.length === 1 && words[0].length >= 2) steps.push(`${quote(words[0])}*`);
+    const seen = new Set<number>();
+    const out: number[] = [];
+    for (const match of steps) {
+      for (const hit of this.fts.search(match, k)) {
+        if (seen.has(hit.eid)) continue;
+        seen.add(hit.eid);
+        out.push(hit.eid);
+        if (out.length >= k) return out;
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,28 @@
+// The "Examine" step: an entity's source with line numbers and some context around it.
+import type { Window } from '../../../protocol';
+import { ErrorCodes } from '../../../protocol';
+import type { EntityRow } from './api';
+import { EngineError } from './errors';
+
+export const DEFAULT_CONTEXT = 3;
+export const MAX_CONTEXT = 200;
+
+export function sourceWindow(e: EntityRow, text: string, contextLines = DEFAULT_CONTEXT): Window {
+  if (!Number.isInteger(contextLines) || contextLines < 0 || contextLines > MAX_CONTEXT) {
+    throw new EngineError(ErrorCodes.InvalidParams, `contextLines must be an integer from 0 to ${MAX_CONTEXT}, got ${JSON.stringify(contextLines)}`);
+  }
+  if (!e.file || !e.span) throw new EngineError(ErrorCodes.InvalidParams, `${e.id} has no source (it is a ${e.kind}, not code)`);
+  const lines = text.split(/\r\n|\r|\n/);
+  const entityStart = Math.min(e.span.start.row, lines.length - 1);
+  // A span ending at column 0 ends on the previous line (tree-sitter's trailing newline).
+  const lastRow = e.span.end.column === 0 && e.span.end.row > e.span.start.row ? e.span.end.row - 1 : e.span.end.row;
+  const entityEnd = Math.min(lastRow, lines.length - 1);
+  const start = Math.max(0, entityStart - contextLines);
+  const end = Math.min(lines.length - 1, entityEnd + contextLines);
+  const width = String(end + 1).length;
+  const code = lines
+    .slice(start, end + 1)
+    .map((l, i) => `${String(start + i + 1).padStart(width)} | ${l}`)
+    .join('\n');
+  return { id: e.id, file: e.file, start: start + 1, end: end + 1, entityStart: entityStart + 1, entityEnd: entityEnd + 1, code };
+}
