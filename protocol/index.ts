@@ -182,6 +182,8 @@ export interface TraceEdge {
   target: string;
   relation: Relation;
   resolved: boolean;
+  /** The edge runs from `target` to this node (callers in `up`, other mutators in `state`). */
+  incoming?: boolean;
   /** One of several candidates for an ambiguous name. */
   ambiguous?: boolean;
   /** For PROPAGATES_ERROR and CALLS: the site is inside a try that catches the error. */

@@ -90,7 +90,7 @@ export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: s
           const key = `${node}\0${other ?? e.targetName}\0${e.relation}`;
           if (reported.has(key)) continue;
           reported.add(key);
-          list.push(toTraceEdge(e, other));
+          list.push(toTraceEdge(e, other, step.dir === 'in'));
           if (!other) continue;
           describe(other);
           if (step.follow && !seen.has(other)) {
@@ -113,7 +113,7 @@ export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: s
         const key = `${t}\0${r.source}\0MUTATES`;
         if (reported.has(key)) continue;
         reported.add(key);
-        list.push({ target: r.source, relation: 'MUTATES', resolved: true, line: r.sr + 1 });
+        list.push({ target: r.source, relation: 'MUTATES', resolved: true, incoming: true, line: r.sr + 1 });
         describe(r.source);
       }
     }
@@ -124,8 +124,9 @@ export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: s
   return result;
 }
 
-function toTraceEdge(e: EdgeRow, other: string | null): TraceEdge {
+function toTraceEdge(e: EdgeRow, other: string | null, incoming: boolean): TraceEdge {
   const t: TraceEdge = { target: other ?? e.targetName, relation: e.relation, resolved: other !== null, line: e.span.start.row + 1 };
+  if (incoming) t.incoming = true;
   if (e.ambiguous) t.ambiguous = true;
   if (e.relation === 'PROPAGATES_ERROR') t.caught = e.caught;
   return t;

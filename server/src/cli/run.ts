@@ -1,0 +1,46 @@
+// Opening an engine from CLI options, and `nsccn index` with a progress bar on a terminal.
+import * as cliProgress from 'cli-progress';
+import type { IndexSummary } from '../../../protocol';
+import { Engine } from '../engine/engine';
+
+export interface GlobalOptions {
+  root: string;
+  json: boolean;
+  exclude?: string[];
+  maxFileBytes?: number;
+  model?: string;
+  verbose: boolean;
+}
+
+export function openEngine(o: GlobalOptions): Promise<Engine> {
+  const model = o.model ?? process.env.NSCCN_MODEL;
+  return Engine.open({
+    root: o.root,
+    exclude: o.exclude,
+    maxFileBytes: o.maxFileBytes,
+    embeddings: model ? { model } : undefined,
+    log: (m) => {
+      if (o.verbose || /rebuil/.test(m)) process.stderr.write(`nsccn: ${m}\n`);
+    },
+  });
+}
+
+export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
+  const engine = await openEngine(o);
+  const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: 'indexing [{bar}] {percentage}% {value}/{total} files', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null;
+  try {
+    let started = false;
+    const summary = await engine.indexWorkspace((p) => {
+      if (!bar || p.total === 0) return;
+      if (!started) {
+        bar.start(p.total, 0);
+        started = true;
+      }
+      bar.update(p.done);
+    });
+    bar?.stop();
+    return summary;
+  } finally {
+    await engine.close();
+  }
+}
