@@ -1,7 +1,6 @@
 // Keeps edges true as files change: applies extractions to the symbol model, then resolves the
 // refs of changed files plus the refs elsewhere whose resolution may have moved (those naming
 // an entity that appeared or disappeared).
-import type { Relation } from '../../../../protocol';
 import type { FileExtraction, LanguageSupport, RawRef } from '../languages/types';
 import { languageById } from '../languages/registry';
 import type { Store } from '../store/store';
@@ -118,8 +117,8 @@ export class Graph {
     const res = this.resolver.resolve(w.input);
     if (res.virtual) this.store.ensureVirtualEntity(res.virtual.id, res.virtual.kind, res.virtual.name);
     const targets = res.targets.map((t) => ({ target: t, ambiguous: res.ambiguous, caught: res.caught }));
-    if (replace) this.store.setEdges(w.rid, w.input.source, w.input.relation as Relation, targets);
-    else this.store.insertEdges(w.rid, w.input.source, w.input.relation as Relation, targets);
+    if (replace) this.store.setEdges(w.rid, targets);
+    else if (targets.length) this.store.insertEdges(w.rid, targets);
   }
 }
 

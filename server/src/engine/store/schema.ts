@@ -1,6 +1,6 @@
 // The index schema. Bump SCHEMA_VERSION for any change; `migrate` knows how to move an older
 // index forward or, where that is not worth it, to rebuild (the index is derived data).
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -17,7 +17,9 @@ CREATE TABLE IF NOT EXISTS files (
 );
 
 CREATE TABLE IF NOT EXISTS entities (
-  eid INTEGER PRIMARY KEY,
+  -- AUTOINCREMENT: an eid is never reused, so nothing keyed on it (edges, vectors) can point
+  -- at a different entity after a delete.
+  eid INTEGER PRIMARY KEY AUTOINCREMENT,
   id TEXT NOT NULL UNIQUE,
   kind TEXT NOT NULL,
   name TEXT NOT NULL,
@@ -40,7 +42,7 @@ CREATE INDEX IF NOT EXISTS entities_name ON entities(name);
 CREATE TABLE IF NOT EXISTS refs (
   rid INTEGER PRIMARY KEY,
   fid INTEGER NOT NULL,
-  source TEXT NOT NULL,
+  src INTEGER NOT NULL,          -- entities.eid of the enclosing entity
   relation TEXT NOT NULL,
   target TEXT NOT NULL,
   last TEXT NOT NULL,
@@ -52,21 +54,19 @@ CREATE TABLE IF NOT EXISTS refs (
   sr INTEGER NOT NULL, sc INTEGER NOT NULL, er INTEGER NOT NULL, ec INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS refs_fid ON refs(fid);
-CREATE INDEX IF NOT EXISTS refs_source ON refs(source);
+CREATE INDEX IF NOT EXISTS refs_src ON refs(src);
 CREATE INDEX IF NOT EXISTS refs_last ON refs(last);
 
--- What it resolves to: zero (unresolved), one, or several (ambiguous) rows per ref.
+-- What it resolves to: zero (unresolved), one, or several (ambiguous) rows per ref. Source and
+-- relation are the ref's; integers keep the largest tables small.
 CREATE TABLE IF NOT EXISTS edges (
   rid INTEGER NOT NULL,
-  source TEXT NOT NULL,
-  relation TEXT NOT NULL,
-  target TEXT NOT NULL,
+  dst INTEGER NOT NULL,          -- entities.eid of the target
   ambiguous INTEGER NOT NULL DEFAULT 0,
   caught INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS edges_rid ON edges(rid);
-CREATE INDEX IF NOT EXISTS edges_source ON edges(source, relation);
-CREATE INDEX IF NOT EXISTS edges_target ON edges(target, relation);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
 
 CREATE TABLE IF NOT EXISTS imports (
   fid INTEGER NOT NULL,
@@ -98,6 +98,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(
   content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
 );
 `;
+
+/** Indexes that a bulk load drops and rebuilds at the end (cheaper than keeping them sorted). */
+export const BULK_INDEXES = ['entities_fid', 'entities_name', 'refs_fid', 'refs_src', 'refs_last', 'edges_rid', 'edges_dst'];
 
 /** Tables holding derived graph data, emptied by a rebuild. */
 export const DATA_TABLES = ['files', 'entities', 'refs', 'edges', 'imports', 'attr_types', 'skeletons'];

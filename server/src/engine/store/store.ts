@@ -2,11 +2,11 @@
 // Statements are prepared once; writes happen inside transactions opened by the caller through
 // `transaction()`, so an index run commits in batches and a crash loses nothing already committed.
 import { createHash } from 'node:crypto';
-import type { Relation } from '../../../../protocol';
 import type { FileExtraction, ExtractedEntity, RawRef } from '../languages/types';
 import type { Db } from './db';
 import type { EntityDbRow, FileRow, RefDbRow, RefEdgeDbRow } from './rows';
 import { splitIdentifier } from './words';
+import { BULK_INDEXES, DDL } from './schema';
 
 export interface FileMeta {
   path: string;
@@ -36,13 +36,16 @@ export interface EntityLiteRow {
 
 const ENTITY_COLS = `e.eid, e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.sr, e.sc, e.er, e.ec,
   e.nsr, e.nsc, e.ner, e.nec, e.signature, e.docstring, e.decorators`;
-const REF_COLS = `r.rid, r.fid, f.path AS path, r.source, r.relation, r.target, r.last, r.receiver, r.rtype,
+const REF_COLS = `r.rid, r.fid, f.path AS path, s.id AS source, r.relation, r.target, r.last, r.receiver, r.rtype,
   r.config_kind, r.catches, r.reraise, r.sr, r.sc, r.er, r.ec`;
 
 export class Store {
   private readonly s;
+  private bulk = false;
 
   constructor(readonly db: Db) {
+    db.function('nsccn_split', { deterministic: true }, (t: unknown) => splitIdentifier(String(t ?? '')));
+    db.function('nsccn_path_words', { deterministic: true }, (t: unknown) => pathWords(String(t ?? '')));
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       fileByPath: p('SELECT * FROM files WHERE path = ?'),
@@ -73,7 +76,7 @@ export class Store {
       refsOfFileRids: p('SELECT rid FROM refs WHERE fid = ?'),
       deleteEdgesOfFile: p('DELETE FROM edges WHERE rid IN (SELECT rid FROM refs WHERE fid = ?)'),
       deleteRefsOfFile: p('DELETE FROM refs WHERE fid = ?'),
-      insertRef: p(`INSERT INTO refs(fid, source, relation, target, last, receiver, rtype, config_kind, catches, reraise, sr, sc, er, ec)
+      insertRef: p(`INSERT INTO refs(fid, src, relation, target, last, receiver, rtype, config_kind, catches, reraise, sr, sc, er, ec)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       deleteImportsOfFile: p('DELETE FROM imports WHERE fid = ?'),
       insertImport: p('INSERT INTO imports(fid, source, local, module, member, sr, sc, er, ec) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
@@ -81,7 +84,7 @@ export class Store {
       insertAttrType: p('INSERT INTO attr_types(fid, cls, attr, type) VALUES (?, ?, ?, ?)'),
       deleteSkeleton: p('DELETE FROM skeletons WHERE fid = ?'),
       deleteEdgesOfRef: p('DELETE FROM edges WHERE rid = ?'),
-      insertEdge: p('INSERT INTO edges(rid, source, relation, target, ambiguous, caught) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertEdge: p('INSERT INTO edges(rid, dst, ambiguous, caught) SELECT ?, eid, ?, ? FROM entities WHERE id = ?'),
       entityById: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.id = ?`),
       entityByEid: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.eid = ?`),
       entitiesOfPath: p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE f.path = ? ORDER BY e.sr, e.sc, e.eid`),
@@ -90,27 +93,58 @@ export class Store {
         JOIN files f ON f.fid = e.fid`),
       allImports: p('SELECT f.path AS path, i.source, i.local, i.module, i.member FROM imports i JOIN files f ON f.fid = i.fid'),
       allAttrTypes: p('SELECT f.path AS path, a.cls, a.attr, a.type FROM attr_types a JOIN files f ON f.fid = a.fid'),
-      refsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid WHERE f.path = ?`),
-      allRefs: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid`),
-      refsByLast: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid WHERE r.last = ?`),
-      refsToTarget: p(`SELECT ${REF_COLS} FROM edges d JOIN refs r ON r.rid = d.rid JOIN files f ON f.fid = r.fid WHERE d.target = ?`),
-      outgoing: p(`SELECT ${REF_COLS}, d.target AS edge_target, d.ambiguous, d.caught FROM refs r
-        JOIN files f ON f.fid = r.fid LEFT JOIN edges d ON d.rid = r.rid WHERE r.source = ? ORDER BY r.sr, r.sc`),
-      incoming: p(`SELECT ${REF_COLS}, d.target AS edge_target, d.ambiguous, d.caught FROM edges d
-        JOIN refs r ON r.rid = d.rid JOIN files f ON f.fid = r.fid WHERE d.target = ? ORDER BY f.path, r.sr, r.sc`),
-      incomingByName: p(`SELECT ${REF_COLS}, NULL AS edge_target, 0 AS ambiguous, 0 AS caught FROM refs r
-        JOIN files f ON f.fid = r.fid WHERE r.last = ? AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)`),
+      refsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ?`),
+      allRefs: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src`),
+      refsByLast: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.last = ?`),
+      refsToTarget: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src JOIN edges d ON d.rid = r.rid WHERE d.dst = (SELECT eid FROM entities WHERE id = ?)`),
+      outgoing: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
+        LEFT JOIN edges d ON d.rid = r.rid LEFT JOIN entities t ON t.eid = d.dst
+        WHERE r.src = (SELECT eid FROM entities WHERE id = ?) ORDER BY r.sr, r.sc`),
+      incoming: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught FROM edges d
+        JOIN entities t ON t.eid = d.dst JOIN refs r ON r.rid = d.rid JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
+        WHERE d.dst = (SELECT eid FROM entities WHERE id = ?) ORDER BY f.path, r.sr, r.sc`),
+      incomingByName: p(`SELECT ${REF_COLS}, NULL AS edge_target, 0 AS ambiguous, 0 AS caught FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
+        WHERE r.last = ? AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)`),
       countFiles: p('SELECT count(*) AS n FROM files'),
       countEntities: p("SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL"),
       countEdges: p('SELECT count(*) AS n FROM edges'),
       entityKindCounts: p('SELECT kind, count(*) AS n FROM entities GROUP BY kind'),
-      edgeRelationCounts: p('SELECT relation, count(*) AS n FROM edges GROUP BY relation'),
+      edgeRelationCounts: p('SELECT r.relation, count(*) AS n FROM edges d JOIN refs r ON r.rid = d.rid GROUP BY r.relation'),
       unresolvedCount: p('SELECT count(*) AS n FROM refs r WHERE NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)'),
       skeletonGet: p('SELECT s.hash, s.json FROM skeletons s JOIN files f ON f.fid = s.fid WHERE f.path = ?'),
       skeletonPut: p('INSERT OR REPLACE INTO skeletons(fid, hash, json) VALUES ((SELECT fid FROM files WHERE path = ?), ?, ?)'),
       idsLike: p(`SELECT id FROM entities WHERE id LIKE ? ESCAPE '\\' LIMIT 200`),
-      pruneVirtual: p(`DELETE FROM entities WHERE fid IS NULL AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.target = entities.id)`),
+      pruneVirtual: p(`DELETE FROM entities WHERE fid IS NULL AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.dst = entities.eid)`),
     };
+  }
+
+  /**
+   * Before loading many files into an empty index: drop the secondary indexes (rebuilt by
+   * `endBulkLoad`), which turns millions of random B-tree inserts into a few sorts.
+   */
+  beginBulkLoad(): void {
+    for (const name of BULK_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+    this.bulk = true;
+  }
+
+  /**
+   * Ends a bulk load: rebuilds the indexes and fills the lexical index in one pass (interleaving
+   * FTS5 inserts with entity inserts makes both several times slower).
+   */
+  endBulkLoad(): void {
+    if (!this.bulk) return;
+    this.bulk = false;
+    this.db.exec(DDL);
+    this.transaction(() =>
+      this.db
+        .prepare(
+          `INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body)
+           SELECT e.eid, e.name, nsccn_split(e.qname), e.signature, coalesce(e.docstring, ''), nsccn_path_words(f.path), e.body
+           FROM entities e JOIN files f ON f.fid = e.fid`,
+        )
+        .run(),
+    );
+    this.db.exec('ANALYZE');
   }
 
   transaction<T>(fn: () => T): T {
@@ -137,10 +171,12 @@ export class Store {
    * with their rids, for resolution, and the ids that disappeared.
    */
   replaceFile(meta: FileMeta, ex: FileExtraction): { fid: number; refs: Array<{ rid: number; ref: RawRef }>; removedIds: string[] } {
+    const isNew = !this.s.fileByPath.get(meta.path);
     const { fid } = this.s.upsertFile.get({ ...meta, syntaxErrors: ex.syntaxErrors }) as { fid: number };
     const old = new Map<string, number>();
-    for (const r of this.s.entityIdsOfFile.all(fid) as Array<{ eid: number; id: string }>) old.set(r.id, r.eid);
-    const pathWords = splitIdentifier(meta.path.replace(/\.[^./]+$/, '').replace(/[/\\]/g, ' '));
+    if (!isNew) for (const r of this.s.entityIdsOfFile.all(fid) as Array<{ eid: number; id: string }>) old.set(r.id, r.eid);
+    const words = pathWords(meta.path);
+    const eids = new Map<string, number>();
     for (const e of ex.entities) {
       const oldEid = old.get(e.id);
       if (oldEid !== undefined) {
@@ -148,7 +184,8 @@ export class Store {
         this.s.ftsDelete.run(oldEid);
       }
       const { eid } = this.s.upsertEntity.get(entityParams(e, fid)) as { eid: number };
-      this.s.ftsInsert.run(eid, e.name, splitIdentifier(e.qname), e.signature, e.docstring ?? '', pathWords, e.body);
+      eids.set(e.id, eid);
+      if (!this.bulk) this.s.ftsInsert.run(eid, e.name, splitIdentifier(e.qname), e.signature, e.docstring ?? '', words, e.body);
     }
     const removedIds: string[] = [];
     for (const [id, eid] of old) {
@@ -156,28 +193,33 @@ export class Store {
       this.s.deleteEntity.run(eid);
       removedIds.push(id);
     }
-    this.s.deleteEdgesOfFile.run(fid);
-    this.s.deleteRefsOfFile.run(fid);
+    if (!isNew) {
+      this.s.deleteEdgesOfFile.run(fid);
+      this.s.deleteRefsOfFile.run(fid);
+      this.s.deleteImportsOfFile.run(fid);
+      this.s.deleteAttrTypesOfFile.run(fid);
+      this.s.deleteSkeleton.run(fid);
+    }
     const refs: Array<{ rid: number; ref: RawRef }> = [];
-    for (const ref of ex.refs) refs.push({ rid: this.insertRef(fid, ref), ref });
-    this.s.deleteImportsOfFile.run(fid);
+    for (const ref of ex.refs) {
+      const src = eids.get(ref.from);
+      if (src !== undefined) refs.push({ rid: this.insertRef(fid, src, ref), ref });
+    }
     for (const b of ex.imports) {
       const s = b.span;
       this.s.insertImport.run(fid, b.from, b.local, b.module, b.member, s.start.row, s.start.column, s.end.row, s.end.column);
     }
-    this.s.deleteAttrTypesOfFile.run(fid);
     for (const a of ex.attrTypes) this.s.insertAttrType.run(fid, a.cls, a.attr, a.type);
-    this.s.deleteSkeleton.run(fid);
     return { fid, refs, removedIds };
   }
 
-  private insertRef(fid: number, r: RawRef): number {
+  private insertRef(fid: number, src: number, r: RawRef): number {
     const recv = r.receiver;
     const s = r.span;
     const last = r.relation === 'READS_CONFIG' ? r.target : lastSegment(r.target);
     const info = this.s.insertRef.run(
       fid,
-      r.from,
+      src,
       r.relation,
       r.target,
       last,
@@ -215,13 +257,13 @@ export class Store {
 
   // --- edges -------------------------------------------------------------------------------
 
-  setEdges(rid: number, source: string, relation: Relation, targets: ResolvedTarget[]): void {
+  setEdges(rid: number, targets: ResolvedTarget[]): void {
     this.s.deleteEdgesOfRef.run(rid);
-    for (const t of targets) this.s.insertEdge.run(rid, source, relation, t.target, t.ambiguous ? 1 : 0, t.caught ? 1 : 0);
+    this.insertEdges(rid, targets);
   }
 
-  insertEdges(rid: number, source: string, relation: Relation, targets: ResolvedTarget[]): void {
-    for (const t of targets) this.s.insertEdge.run(rid, source, relation, t.target, t.ambiguous ? 1 : 0, t.caught ? 1 : 0);
+  insertEdges(rid: number, targets: ResolvedTarget[]): void {
+    for (const t of targets) this.s.insertEdge.run(rid, t.ambiguous ? 1 : 0, t.caught ? 1 : 0, t.target);
   }
 
   /** Config and file targets are entities without a file, created on first use. */
@@ -348,6 +390,10 @@ function entityParams(e: ExtractedEntity, fid: number) {
     body: e.body,
     contentHash: createHash('sha1').update(e.signature).update('\0').update(e.docstring ?? '').update('\0').update(e.body).digest('hex').slice(0, 16),
   };
+}
+
+function pathWords(path: string): string {
+  return splitIdentifier(path.replace(/\.[^./]+$/, '').replace(/[/\\]/g, ' '));
 }
 
 export function lastSegment(target: string): string {

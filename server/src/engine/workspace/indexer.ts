@@ -9,7 +9,12 @@ import type { Store } from '../store/store';
 import { applyDeletion, applyExtraction } from './apply';
 import { discover, type IgnoreRules } from './discover';
 import { processAll } from './pool';
-import type { FileJob } from './process';
+import type { FileJob, FileOutcome } from './process';
+
+const COMMIT_FILES = 400;
+const COMMIT_MS = 2000;
+/** Cold runs at least this big load without secondary indexes and build them at the end. */
+const BULK_MIN_FILES = 200;
 
 export interface IndexContext {
   root: string;
@@ -50,7 +55,16 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
   let parsed = 0;
   const total = jobs.length;
   onProgress?.({ done, total });
-  await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers }, ctx.parsers, (batch) => {
+  // Commits are expensive (each one writes and checkpoints the WAL): write outcomes in large
+  // transactions, at most a couple of seconds apart so a crash loses little.
+  const bulk = cold && jobs.length >= BULK_MIN_FILES;
+  if (bulk) store.beginBulkLoad();
+  let buffer: FileOutcome[] = [];
+  let lastCommit = performance.now();
+  const write = () => {
+    const batch = buffer;
+    buffer = [];
+    lastCommit = performance.now();
     store.transaction(() => {
       for (const o of batch) {
         if (o.kind === 'parsed') {
@@ -68,9 +82,18 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
         }
       }
     });
-    done += batch.length;
-    onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
-  });
+  };
+  try {
+    await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers }, ctx.parsers, (batch) => {
+      buffer.push(...batch);
+      if (buffer.length >= COMMIT_FILES || performance.now() - lastCommit > COMMIT_MS) write();
+      done += batch.length;
+      onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
+    });
+    write();
+  } finally {
+    if (bulk) store.endBulkLoad();
+  }
   graph.flush(!cold);
   const counts = store.counts();
   return {

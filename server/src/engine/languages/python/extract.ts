@@ -309,10 +309,11 @@ export class PythonExtractor {
     const skip = skipFields.map((f) => node.childForFieldName(f)?.id);
     for (const c of node.namedChildren) {
       if (!c || skip.includes(c.id)) continue;
-      if (c.type === 'block') this.block(c, scope);
-      else if (c.type.endsWith('_clause') || c.type === 'case_clause' || c.type === 'ERROR') this.blocksOf(c, scope, []);
-      else if (c.type.endsWith('_statement') || c.type.endsWith('_definition')) this.statement(c, scope);
-      else if (c.type === 'case_pattern') continue;
+      const t = c.type;
+      if (t === 'block') this.block(c, scope);
+      else if (t.endsWith('_clause') || t === 'ERROR') this.blocksOf(c, scope, []);
+      else if (t.endsWith('_statement') || t.endsWith('_definition')) this.statement(c, scope);
+      else if (t === 'case_pattern') continue;
       else this.exprStatement(c, scope);
     }
   }

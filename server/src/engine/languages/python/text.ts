@@ -39,9 +39,15 @@ export function cleandoc(doc: string): string {
 }
 
 /** Dotted text of a name chain (`a`, `a.b.c`), or null for any other expression. */
+const PURE_CHAIN = /^[A-Za-z_\u00c0-\uffff][\w\u00c0-\uffff]*(?:\.[A-Za-z_\u00c0-\uffff][\w\u00c0-\uffff]*)*$/;
+
 export function dotted(node: Node, source: string): string | null {
-  if (node.type === 'identifier') return source.slice(node.startIndex, node.endIndex);
-  if (node.type === 'attribute') {
+  const type = node.type;
+  if (type === 'identifier') return source.slice(node.startIndex, node.endIndex);
+  if (type === 'attribute') {
+    // Fast path: `a.b.c` written without spaces, calls or subscripts is its own text.
+    const text = source.slice(node.startIndex, node.endIndex);
+    if (PURE_CHAIN.test(text)) return text;
     const obj = node.childForFieldName('object');
     const attr = node.childForFieldName('attribute');
     if (!obj || !attr) return null;
