@@ -46,6 +46,7 @@ export interface FileChange {
 
 export class Engine {
   readonly root: string;
+  private readonly realRoot: string;
   readonly store: Store;
   readonly graph: Graph;
   readonly embeddings: EmbeddingService;
@@ -64,6 +65,7 @@ export class Engine {
     private readonly parsers: Parsers,
   ) {
     this.root = opts.root;
+    this.realRoot = fs.realpathSync(opts.root);
     this.log = opts.log ?? (() => {});
     this.store = new Store(db);
     this.graph = new Graph(this.store);
@@ -218,14 +220,17 @@ export class Engine {
     }
     const out = rel.split(path.sep).join('/');
     // A symlink inside the root that points out of it is outside too.
+    // (The file itself may not exist yet: judge its nearest existing ancestor.)
+    let probe = abs;
+    while (!fs.existsSync(probe) && probe !== this.root) probe = path.dirname(probe);
+    let real = probe;
     try {
-      const real = fs.realpathSync(abs);
-      const realRoot = fs.realpathSync(this.root);
-      const r = path.relative(realRoot, real);
-      if (r.startsWith('..') || path.isAbsolute(r)) throw new EngineError(ErrorCodes.OutsideWorkspace, `${p} links outside the workspace ${this.root}`);
-    } catch (e) {
-      if (e instanceof EngineError) throw e;
+      real = fs.realpathSync(probe);
+    } catch {
+      /* unreadable: judged by its path alone */
     }
+    const r = path.relative(this.realRoot, real);
+    if (r.startsWith('..') || path.isAbsolute(r)) throw new EngineError(ErrorCodes.OutsideWorkspace, `${p} links outside the workspace ${this.root}`);
     return out;
   }
 

@@ -156,8 +156,15 @@ export class PythonExtractor {
     };
     this.entities.push(ent);
     // A nested def is not added to locals: name resolution finds it in its enclosing scope.
-    // Decorators run in the enclosing scope.
-    for (const d of decorators) this.expr(d.namedChild(0), scope);
+    // Decorators run in the enclosing scope; a bare `@name` is a call of `name` with the function.
+    for (const d of decorators) {
+      const e = d.namedChild(0);
+      const path = e && (e.type === 'identifier' || e.type === 'attribute') ? dotted(e, this.source) : null;
+      if (path) {
+        this.wordsOf(path, scope);
+        this.defer(scope, 'CALLS', path, e!.type === 'attribute' ? e!.childForFieldName('attribute')! : e!);
+      } else this.expr(e, scope);
+    }
     const inner = newScope(ent, isClass ? 'class' : 'function', scope);
     this.scopes.push(inner);
     if (isClass) this.classHeader(node, ent, scope, inner);

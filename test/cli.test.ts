@@ -1,0 +1,66 @@
+// The `nsccn` command as a script uses it: JSON shapes from protocol/, exit codes 0/1/2 and one
+// clear line on stderr. Runs the compiled CLI (`npm test` builds first).
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { IndexSummary, SearchResponse, Skeleton, StatsResponse, TraceResult, Window } from '../protocol';
+import { copyFixture } from './helpers/workspace';
+
+const CLI = path.resolve(__dirname, '../dist/server/src/cli/main.js');
+let root: string;
+
+function nsccn(...args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args, '--root', root], { encoding: 'utf8', env: { ...process.env, NSCCN_MODEL: 'none' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it first)`);
+  root = copyFixture('python');
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('nsccn', () => {
+  test('index prints a summary, then finds nothing to do', () => {
+    const first = nsccn('index', '--json');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout) as IndexSummary).toMatchObject({ files: 7, parsed: 7, entities: 44 });
+    const again = nsccn('index');
+    expect(again.stdout).toMatch(/^indexed 7 files \(0 parsed, 7 unchanged, 0 deleted, 0 skipped\): 44 entities, \d+ edges in /);
+  });
+
+  test('search, skeleton, trace, window and stats speak the protocol shapes', () => {
+    const s = JSON.parse(nsccn('search', 'charge card', '--limit', '2', '--json').stdout) as SearchResponse;
+    expect(s.results[0].id).toBe('func:shop/services/payments.py:charge');
+    expect(s.streams).toContain('lexical');
+    const sk = JSON.parse(nsccn('skeleton', 'shop/base.py', '--json').stdout) as Skeleton;
+    expect(sk.file).toBe('shop/base.py');
+    expect(sk.text).toContain('def save(self):\n        """Write the row to storage."""');
+    const t = JSON.parse(nsccn('trace', 'func:shop/base.py:_write', '--direction', 'up', '--depth', '1', '--json').stdout) as TraceResult;
+    expect(t.adjacency['func:shop/base.py:_write'].map((e) => e.target).sort()).toEqual(['func:shop/services/checkout.py:checkout', 'method:shop/base.py:Model.save']);
+    const w = JSON.parse(nsccn('window', 'func:shop/base.py:_write', '--context', '0', '--json').stdout) as Window;
+    expect(w.code).toBe('31 | def _write(table, row):\n32 |     return (table, row)');
+    const st = JSON.parse(nsccn('stats', '--json').stdout) as StatsResponse;
+    expect(st.entities.method).toBe(10);
+    expect(st.edges.CALLS).toBeGreaterThan(10);
+  });
+
+  test('human output', () => {
+    expect(nsccn('window', 'func:shop/base.py:_write', '--context', '0').stdout).toBe('shop/base.py:31-32\n31 | def _write(table, row):\n32 |     return (table, row)\n');
+    expect(nsccn('trace', 'method:shop/models.py:User.rename', '--depth', '1').stdout).toContain('→ CALLS to method:shop/base.py:Model.save (line 19)');
+  });
+
+  test('an error exits 1 with one line on stderr', () => {
+    const r = nsccn('window', 'func:shop/base.py:_writ');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('nsccn: unknown entity func:shop/base.py:_writ; did you mean func:shop/base.py:_write, func:shop/base.py:register, class:shop/base.py:Model?\n');
+    expect(nsccn('skeleton', '../../etc/passwd').code).toBe(1);
+  });
+
+  test('bad usage exits 2', () => {
+    expect(nsccn('trace', 'x', '--depth', '99').code).toBe(2);
+    expect(nsccn('frobnicate').code).toBe(2);
+    expect(nsccn('search').code).toBe(2);
+  });
+});

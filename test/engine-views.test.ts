@@ -1,0 +1,143 @@
+// Orient, Trace, Examine and Locate on the shop fixture: skeleton text, traces, windows, search,
+// and the errors a user gets for unknown ids and paths outside the workspace.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ErrorCodes } from '../protocol';
+import { openWorkspace, type TestWorkspace } from './helpers/workspace';
+
+let ws: TestWorkspace;
+beforeAll(async () => {
+  ws = await openWorkspace('python');
+});
+afterAll(() => ws.dispose());
+
+describe('skeleton', () => {
+  test('keeps signatures, docstrings, decorators and class attributes; bodies become ...', () => {
+    const sk = ws.engine.skeleton('shop/models.py');
+    expect(sk.text).toBe(
+      [
+        '"""Domain models of the shop."""',
+        '# imports: .base.{Model, register}',
+        '',
+        '@register',
+        'class User(Model):',
+        '    """A customer account."""',
+        '    table = "users"',
+        '    def __init__(self, email: str, name: str): ...',
+        '    def rename(self, name: str) -> None:',
+        '        """Change the display name and persist it."""',
+        '        ...',
+        '    class Meta:',
+        '        ordering = ["email"]',
+        '',
+        'class Order(Model):',
+        '    """A basket of items bought by one user."""',
+        '    table = "orders"',
+        '    def __init__(self, user: User): ...',
+        '    def add_item(self, sku: str, qty: int = 1):',
+        '        """Put `qty` of `sku` in the basket."""',
+        '        ...',
+        '    def total(self) -> float: ...',
+        '',
+        'def price_of(sku: str) -> float:',
+        '    """Look up the unit price of a product."""',
+        '    ...',
+        '',
+      ].join('\n'),
+    );
+    expect(sk.skeletonTokens).toBeLessThan(sk.originalTokens);
+    const rename = sk.entities.find((e) => e.id === 'method:shop/models.py:User.rename')!;
+    expect(sk.text.split('\n')[rename.skeletonLine - 1]).toContain('def rename');
+    expect(rename.sourceLine).toBe(16);
+  });
+
+  test('is cached by content: an edit on disk shows at once', async () => {
+    const first = ws.engine.skeleton('shop/services/payments.py');
+    expect(ws.engine.skeleton('shop/services/payments.py')).toEqual(first);
+    ws.write('shop/services/payments.py', fs.readFileSync(path.join(ws.root, 'shop/services/payments.py'), 'utf8') + '\n\ndef refund(user, amount):\n    """Give money back."""\n    return charge(user, -amount)\n');
+    expect(ws.engine.skeleton('shop/services/payments.py').text).toContain('def refund(user, amount):\n    """Give money back."""');
+    await ws.engine.indexWorkspace();
+  });
+});
+
+describe('trace', () => {
+  test('down: callees to the given depth, with unresolved names kept', () => {
+    const t = ws.engine.trace({ id: 'method:shop/models.py:User.rename', direction: 'down', depth: 2 });
+    expect(t.root).toBe('method:shop/models.py:User.rename');
+    expect(t.adjacency['method:shop/models.py:User.rename'].map((e) => e.target)).toEqual(['method:shop/base.py:Model.save']);
+    expect(t.adjacency['method:shop/base.py:Model.save'].map((e) => `${e.target}:${e.resolved}`).sort()).toEqual([
+      'func:shop/base.py:_write:true',
+      'method:shop/base.py:Model.touch:true',
+      'vars:false',
+    ]);
+    expect(t.adjacency['method:shop/base.py:Model.touch']).toBeUndefined(); // depth 2 stops before it
+    expect(t.entities['method:shop/base.py:Model.save']).toEqual({ kind: 'method', signature: 'def save(self)', file: 'shop/base.py', line: 25 });
+  });
+
+  test('up: callers, cycle-safe', () => {
+    ws.write('shop/cycle.py', 'def ping(n):\n    return pong(n - 1)\n\n\ndef pong(n):\n    return ping(n)\n');
+    return ws.engine.indexWorkspace().then(() => {
+      const t = ws.engine.trace({ id: 'func:shop/cycle.py:ping', direction: 'up', depth: 10 });
+      expect(t.adjacency).toEqual({
+        'func:shop/cycle.py:ping': [{ target: 'func:shop/cycle.py:pong', relation: 'CALLS', resolved: true, incoming: true, line: 6 }],
+        'func:shop/cycle.py:pong': [{ target: 'func:shop/cycle.py:ping', relation: 'CALLS', resolved: true, incoming: true, line: 2 }],
+      });
+    });
+  });
+
+  test('bad depth and direction are refused', () => {
+    expect(() => ws.engine.trace({ id: 'func:shop/cycle.py:ping', direction: 'up', depth: 11 })).toThrow(/depth must be an integer from 1 to 10/);
+    expect(() => ws.engine.trace({ id: 'func:shop/cycle.py:ping', direction: 'sideways' as never })).toThrow(/direction must be one of/);
+  });
+});
+
+describe('window', () => {
+  test('the entity with numbered lines and context', () => {
+    const w = ws.engine.window('func:shop/models.py:price_of', 1);
+    expect(w).toMatchObject({ id: 'func:shop/models.py:price_of', file: 'shop/models.py', start: 43, end: 47, entityStart: 44, entityEnd: 46 });
+    expect(w.code).toBe(['43 | ', '44 | def price_of(sku: str) -> float:', '45 |     """Look up the unit price of a product."""', '46 |     return 9.99', '47 | '].join('\n'));
+  });
+});
+
+describe('search', () => {
+  test('finds by words of names and docstrings, snake and camel case alike', async () => {
+    const r = await ws.engine.search({ query: 'charge card', limit: 3 });
+    expect(r.results[0]).toMatchObject({ id: 'func:shop/services/payments.py:charge', kind: 'function', name: 'charge', file: 'shop/services/payments.py', line: 4, endLine: 7, signature: 'def charge(user, amount)' });
+    expect((await ws.engine.search({ query: 'priceOf' })).results[0].id).toBe('func:shop/models.py:price_of');
+    expect((await ws.engine.search({ query: 'unit price product' })).results[0].id).toBe('func:shop/models.py:price_of');
+  });
+
+  test('kind and path filters', async () => {
+    const r = await ws.engine.search({ query: 'init', kinds: ['method'], paths: ['shop/models.py'] });
+    expect(r.results.map((x) => x.id).slice(0, 2).sort()).toEqual(['method:shop/models.py:Order.__init__', 'method:shop/models.py:User.__init__']);
+    expect(r.results.every((x) => x.kind === 'method' && x.file === 'shop/models.py')).toBe(true);
+  });
+
+  test('a bad limit is refused', async () => {
+    await expect(ws.engine.search({ query: 'x', limit: 0 })).rejects.toThrow(/limit must be/);
+  });
+});
+
+describe('bad ids and paths', () => {
+  test('an unknown id names itself and suggests the closest ids', () => {
+    try {
+      ws.engine.entity('func:shop/models.py:price_off');
+      expect.unreachable();
+    } catch (e) {
+      const err = e as { code: number; message: string; data: { suggestions: string[] } };
+      expect(err.code).toBe(ErrorCodes.UnknownEntity);
+      expect(err.message).toContain('func:shop/models.py:price_off');
+      expect(err.data.suggestions[0]).toBe('func:shop/models.py:price_of');
+    }
+  });
+
+  test.each(['../outside.py', '/etc/passwd', 'file:///etc/passwd', 'https://example.com/x.py'])('%s is outside the workspace', (p) => {
+    expect(() => ws.engine.skeleton(p)).toThrow(expect.objectContaining({ code: ErrorCodes.OutsideWorkspace }));
+  });
+
+  test('a symlink pointing out of the workspace is refused', () => {
+    fs.symlinkSync('/etc', path.join(ws.root, 'escape'));
+    expect(() => ws.engine.skeleton('escape/passwd.py')).toThrow(/outside the workspace/);
+  });
+});
