@@ -110,8 +110,12 @@ export class Resolver {
     };
     switch (ref.configKind) {
       case 'env':
-      case 'settings':
         return virtual('config', ref.target);
+      case 'settings': {
+        // `settings.DEBUG` where settings is a workspace module: the global itself.
+        const g = this.single(this.path(fs, from, ref.target, false));
+        return g && g.kind === 'global' ? this.one(g) : virtual('config', ref.target);
+      }
       case 'file':
         return virtual('file', ref.target);
       case 'constant': {

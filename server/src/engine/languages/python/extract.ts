@@ -50,6 +50,8 @@ export class PythonExtractor {
   /** Types caught by the enclosing `except` clauses (for bare `raise`), with their alias. */
   private exceptStack: Array<{ types: string[]; alias: string | null }> = [];
   private module!: Scope;
+  /** Import aliases of stdlib names the patterns know: `system` → `os`, `env` → `os.environ`. */
+  private readonly aliases = new Map<string, string>();
 
   constructor(
     private readonly source: string,
@@ -349,7 +351,7 @@ export class PythonExtractor {
     if (right?.type === 'assignment') this.assignment(right, scope);
     else this.expr(right, scope);
     if (!left) return;
-    const rightType = typeName(annotation, this.source) ?? this.constructed(right);
+    const rightType = typeName(annotation, this.source) ?? this.constructed(right) ?? this.nameType(right, scope);
     this.mutationTarget(left, scope, rightType, false);
   }
 
@@ -358,6 +360,13 @@ export class PythonExtractor {
     if (!value || value.type !== 'call') return null;
     const f = value.childForFieldName('function');
     return f ? dotted(f, this.source) : null;
+  }
+
+  /** The known type of a plain name (`self.repo = repo` where `repo: Repo` is a parameter). */
+  private nameType(value: Node | null, scope: Scope): string | null {
+    if (!value || value.type !== 'identifier') return null;
+    const b = bindName(scope, this.text(value));
+    return b.kind === 'typed' ? b.type : null;
   }
 
   /** An assignment/del/augmented target: binds locals, declares members, records mutations. */
@@ -520,6 +529,8 @@ export class PythonExtractor {
     const from = this.module.ent.id;
     const bind = (local: string | null, module: string, member: string | null, at: Node) => {
       this.imports.push({ from, local, module, member, span: span(at) });
+      const full = member && member !== '*' ? `${module}.${member}` : module;
+      if (local && local !== full && !module.startsWith('.')) this.aliases.set(local, full);
     };
     if (node.type === 'import_statement') {
       for (const n of node.namedChildren) {
@@ -635,7 +646,7 @@ export class PythonExtractor {
     const path = value ? dotted(value, this.source) : null;
     const key = index?.type === 'string' ? this.stringValue(index) : null;
     if (path && key !== null) {
-      if (ENV_MAPPINGS.has(path)) {
+      if (ENV_MAPPINGS.has(this.canonical(path))) {
         this.config(scope, 'env', key, node);
         return;
       }
@@ -662,7 +673,7 @@ export class PythonExtractor {
       const nameNode = fn.type === 'attribute' ? fn.childForFieldName('attribute') : fn;
       if (path && nameNode) {
         this.wordsOf(path, scope);
-        if (ENV_CALLS.has(path) && literal !== null) this.config(scope, 'env', literal, node);
+        if (literal !== null && ENV_CALLS.has(this.canonical(path))) this.config(scope, 'env', literal, node);
         const dot = path.lastIndexOf('.');
         if (dot > 0) {
           const obj = path.slice(0, dot);
@@ -751,7 +762,11 @@ export class PythonExtractor {
       switch (b.kind) {
         case 'self':
         case 'cls':
-          if (!rest) continue; // `self()` / `self[k] = v`
+          if (!rest) {
+            // `cls()` constructs the class; `self()` calls __call__; `self[k] = v` is no ref.
+            if (p.relation === 'CALLS') this.refs.push(b.kind === 'cls' ? { ...base, target: b.scope.ent.qname } : { ...base, target: '__call__', receiver: { kind: 'self' } });
+            continue;
+          }
           this.refs.push({ ...base, target: rest, receiver: { kind: b.kind } });
           break;
         case 'typed':
@@ -781,6 +796,15 @@ export class PythonExtractor {
   }
 
   // --- small helpers -------------------------------------------------------------------------
+
+  /** `system.environ` → `os.environ` when `import os as system`. */
+  private canonical(path: string): string {
+    if (!this.aliases.size) return path;
+    const dot = path.indexOf('.');
+    const head = dot < 0 ? path : path.slice(0, dot);
+    const full = this.aliases.get(head);
+    return full ? full + (dot < 0 ? '' : path.slice(dot)) : path;
+  }
 
   private text(n: Node): string {
     return this.source.slice(n.startIndex, n.endIndex);
