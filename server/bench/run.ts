@@ -1,0 +1,40 @@
+// `npm run bench [-- index|lsp|search ...]`: speed and memory on the machine's real code. Each
+// bench prints a table and writes bench-results/<name>.json. Not part of `npm test`.
+import { writeResult } from './corpora';
+
+type Bench = () => Promise<Record<string, unknown>>;
+
+const BENCHES: Record<string, () => Promise<Bench>> = {
+  index: async () => (require('./index') as typeof import('./index')).benchIndex,
+  lsp: async () => (require('./lsp') as typeof import('./lsp')).benchLsp as Bench,
+  search: async () => {
+    const m = require('./search') as typeof import('./search');
+    return async () => {
+      const r = await m.runSearchBench();
+      console.log(m.formatBench(r));
+      return r as unknown as Record<string, unknown>;
+    };
+  },
+};
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const chosen = names.length ? names : Object.keys(BENCHES);
+  for (const name of chosen) {
+    const load = BENCHES[name];
+    if (!load) {
+      console.error(`unknown bench ${name}; known: ${Object.keys(BENCHES).join(', ')}`);
+      process.exitCode = 2;
+      return;
+    }
+    console.log(`\n== bench ${name}`);
+    const result = await (await load())();
+    console.log(JSON.stringify(result, null, 2));
+    console.log(`wrote ${writeResult(`bench-${name}`, result)}`);
+  }
+}
+
+void main().catch((e) => {
+  console.error(`bench failed: ${(e as Error).stack ?? e}`);
+  process.exitCode = 1;
+});
