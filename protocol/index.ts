@@ -24,6 +24,7 @@ export type EntityKind =
   | 'config'
   | 'file';
 
+export const ENTITY_KINDS: readonly EntityKind[] = ['module', 'class', 'function', 'method', 'attr', 'global', 'config', 'file'];
 export const CODE_KINDS: readonly EntityKind[] = ['module', 'class', 'function', 'method'];
 
 export type Relation = 'CALLS' | 'INHERITS' | 'IMPORTS' | 'MUTATES' | 'READS_CONFIG' | 'PROPAGATES_ERROR';
@@ -116,6 +117,8 @@ export interface SearchResult {
   endLine: number;
   signature: string;
   score: number;
+  /** The file as a URI (LSP answers; with several workspace folders `file` alone is ambiguous). */
+  uri?: string;
   /** 1-based rank of this result in each stream that returned it. */
   ranks?: Record<string, number>;
 }

@@ -20,6 +20,10 @@ export class Graph {
   private pending: PendingRef[] = [];
   private affectedNames = new Set<string>();
   private changedFiles = new Set<string>();
+  /** Kept references whose file's resolution context changed. */
+  private recheck: number[] = [];
+  /** Per file, what its references' resolution depends on (to tell when kept ones need redoing). */
+  private readonly contexts = new Map<string, string>();
 
   constructor(private readonly store: Store) {}
 
@@ -41,8 +45,20 @@ export class Graph {
     }
   }
 
-  /** Records a file's new extraction (already written by `store.replaceFile`). */
-  fileChanged(file: string, language: LanguageSupport, module: string | null, ex: FileExtraction, refs: Array<{ rid: number; ref: RawRef }>, removedIds: string[]): void {
+  /**
+   * Records a file's new extraction (already written by `store.replaceFile`). `kept` are the
+   * rows of references that survived the edit with their edges; they are re-resolved only when
+   * what their resolution depends on in this file (imports, attribute types, entities, bases)
+   * changed.
+   */
+  fileChanged(file: string, language: LanguageSupport, module: string | null, ex: FileExtraction, refs: Array<{ rid: number; ref: RawRef }>, removedIds: string[], kept: number[] = []): void {
+    const context = JSON.stringify([
+      ex.imports.map((b) => [b.local, b.module, b.member]),
+      ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
+      ex.entities.map((e) => [e.id, e.bases ?? null]),
+    ]);
+    if (kept.length && this.contexts.get(file) !== context) this.recheck.push(...kept);
+    this.contexts.set(file, context);
     const before = this.model.files.get(file);
     const oldIds = new Set(before ? [...before.byQname.values()].map((e) => e.id) : []);
     const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
@@ -54,7 +70,11 @@ export class Graph {
       bindings: ex.imports,
       attrTypes: ex.attrTypes,
     });
-    for (const e of ex.entities) if (!oldIds.has(e.id) || e.kind === 'class') this.affectedNames.add(e.name);
+    const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
+    for (const e of ex.entities) {
+      // A new name may capture references elsewhere; a class whose bases moved changes lookups through it.
+      if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? []))) this.affectedNames.add(e.name);
+    }
     for (const id of removedIds) this.affectedNames.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
     for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) this.affectedNames.add(lastSegment(b.local));
     this.changedFiles.add(file);
@@ -63,6 +83,7 @@ export class Graph {
 
   fileDeleted(file: string, removedIds: string[]): void {
     this.model.removeFile(file);
+    this.contexts.delete(file);
     for (const id of removedIds) this.affectedNames.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
     this.changedFiles.add(file);
   }
@@ -75,15 +96,16 @@ export class Graph {
     const fresh = this.pending; // new rows: no edges yet
     const again: PendingRef[] = [];
     if (selective) {
-      const seen = new Set<number>();
-      for (const name of this.affectedNames) {
-        for (const r of this.store.refsWithLast(name)) {
-          if (seen.has(r.rid) || this.changedFiles.has(r.path)) continue;
-          seen.add(r.rid);
-          again.push({ rid: r.rid, input: fromRow(r) });
-        }
-      }
+      const seen = new Set<number>(fresh.map((w) => w.rid));
+      const add = (r: RefDbRow) => {
+        if (seen.has(r.rid)) return;
+        seen.add(r.rid);
+        again.push({ rid: r.rid, input: fromRow(r) });
+      };
+      for (const r of this.store.refsByRid(this.recheck)) add(r);
+      for (const name of this.affectedNames) for (const r of this.store.refsWithLast(name)) add(r);
     }
+    this.recheck = [];
     this.pending = [];
     this.affectedNames.clear();
     this.changedFiles.clear();

@@ -23,6 +23,49 @@ export interface ResolvedTarget {
   caught: boolean;
 }
 
+export interface ReplaceResult {
+  fid: number;
+  /** References that are new: they need resolving. */
+  refs: Array<{ rid: number; ref: RawRef }>;
+  /** Rows of references that were already there (with their edges). */
+  kept: number[];
+  removedIds: string[];
+}
+
+interface OldEntity {
+  eid: number;
+  id: string;
+  kind: string;
+  name: string;
+  qname: string;
+  parent: string | null;
+  sr: number;
+  sc: number;
+  er: number;
+  ec: number;
+  nsr: number;
+  nsc: number;
+  ner: number;
+  nec: number;
+  content_hash: string;
+}
+
+interface OldRef {
+  rid: number;
+  src: number;
+  relation: string;
+  target: string;
+  receiver: string | null;
+  rtype: string | null;
+  config_kind: string | null;
+  catches: string | null;
+  reraise: number;
+  sr: number;
+  sc: number;
+  er: number;
+  ec: number;
+}
+
 /** Minimal entity facts for the in-memory resolution model. */
 export interface EntityLiteRow {
   id: string;
@@ -58,6 +101,11 @@ export class Store {
       touchFile: p('UPDATE files SET mtime_ms = ?, size = ? WHERE fid = ?'),
       deleteFile: p('DELETE FROM files WHERE fid = ?'),
       entityIdsOfFile: p('SELECT eid, id FROM entities WHERE fid = ?'),
+      entitiesOfFid: p(`SELECT eid, id, kind, name, qname, parent, sr, sc, er, ec, nsr, nsc, ner, nec, content_hash
+        FROM entities WHERE fid = ?`),
+      refsOfFid: p('SELECT rid, src, relation, target, receiver, rtype, config_kind, catches, reraise, sr, sc, er, ec FROM refs WHERE fid = ?'),
+      moveRef: p('UPDATE refs SET sr = ?, sc = ?, er = ?, ec = ? WHERE rid = ?'),
+      deleteRef: p('DELETE FROM refs WHERE rid = ?'),
       upsertEntity: p(`INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
           signature, docstring, decorators, bases, body, content_hash)
         VALUES (@id, @kind, @name, @qname, @fid, @parent, @sr, @sc, @er, @ec, @nsr, @nsc, @ner, @nec,
@@ -93,6 +141,7 @@ export class Store {
         JOIN files f ON f.fid = e.fid`),
       allImports: p('SELECT f.path AS path, i.source, i.local, i.module, i.member FROM imports i JOIN files f ON f.fid = i.fid'),
       allAttrTypes: p('SELECT f.path AS path, a.cls, a.attr, a.type FROM attr_types a JOIN files f ON f.fid = a.fid'),
+      refByRid: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),
       refsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ?`),
       allRefs: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src`),
       refsByLast: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.last = ?`),
@@ -166,73 +215,92 @@ export class Store {
   }
 
   /**
-   * Replaces everything known about one file with a fresh extraction. Entity rows are upserted
-   * by id so an entity keeps its eid (and its embedding) across edits. Returns the new refs
-   * with their rids, for resolution, and the ids that disappeared.
+   * Brings the rows of one file in line with a fresh extraction, touching only what changed:
+   * entities are upserted by id (an entity keeps its eid, and its embedding, across edits) and
+   * re-indexed for search only when their text changed; a reference that is still there keeps
+   * its row and its edges (only its position is updated). Returns the new references (to be
+   * resolved), the kept ones, and the ids that disappeared.
    */
-  replaceFile(meta: FileMeta, ex: FileExtraction): { fid: number; refs: Array<{ rid: number; ref: RawRef }>; removedIds: string[] } {
+  replaceFile(meta: FileMeta, ex: FileExtraction): ReplaceResult {
     const isNew = !this.s.fileByPath.get(meta.path);
     const { fid } = this.s.upsertFile.get({ ...meta, syntaxErrors: ex.syntaxErrors }) as { fid: number };
-    const old = new Map<string, number>();
-    if (!isNew) for (const r of this.s.entityIdsOfFile.all(fid) as Array<{ eid: number; id: string }>) old.set(r.id, r.eid);
+    const old = new Map<string, OldEntity>();
+    if (!isNew) for (const r of this.s.entitiesOfFid.all(fid) as OldEntity[]) old.set(r.id, r);
     const words = pathWords(meta.path);
     const eids = new Map<string, number>();
     for (const e of ex.entities) {
-      const oldEid = old.get(e.id);
-      if (oldEid !== undefined) {
-        old.delete(e.id);
-        this.s.ftsDelete.run(oldEid);
+      const params = entityParams(e, fid);
+      const prev = old.get(e.id);
+      if (prev) old.delete(e.id);
+      if (prev && sameEntity(prev, params)) {
+        eids.set(e.id, prev.eid);
+        continue;
       }
-      const { eid } = this.s.upsertEntity.get(entityParams(e, fid)) as { eid: number };
+      if (prev && prev.content_hash !== params.contentHash) this.s.ftsDelete.run(prev.eid);
+      const { eid } = this.s.upsertEntity.get(params) as { eid: number };
       eids.set(e.id, eid);
-      if (!this.bulk) this.s.ftsInsert.run(eid, e.name, splitIdentifier(e.qname), e.signature, e.docstring ?? '', words, e.body);
+      if (!this.bulk && (!prev || prev.content_hash !== params.contentHash)) {
+        this.s.ftsInsert.run(eid, e.name, splitIdentifier(e.qname), e.signature, e.docstring ?? '', words, e.body);
+      }
     }
     const removedIds: string[] = [];
-    for (const [id, eid] of old) {
-      this.s.ftsDelete.run(eid);
-      this.s.deleteEntity.run(eid);
+    for (const [id, o] of old) {
+      this.s.ftsDelete.run(o.eid);
+      this.s.deleteEntity.run(o.eid);
       removedIds.push(id);
     }
+    const refs: Array<{ rid: number; ref: RawRef }> = [];
+    const kept: number[] = [];
+    // Old references by what they say (not where): a match keeps its row and edges.
+    const previous = new Map<string, OldRef[]>();
     if (!isNew) {
-      this.s.deleteEdgesOfFile.run(fid);
-      this.s.deleteRefsOfFile.run(fid);
+      for (const r of this.s.refsOfFid.all(fid) as OldRef[]) {
+        const key = refKey(r.src, r.relation, r.target, r.receiver, r.rtype, r.config_kind, r.catches, r.reraise);
+        const list = previous.get(key);
+        if (list) list.push(r);
+        else previous.set(key, [r]);
+      }
       this.s.deleteImportsOfFile.run(fid);
       this.s.deleteAttrTypesOfFile.run(fid);
       this.s.deleteSkeleton.run(fid);
     }
-    const refs: Array<{ rid: number; ref: RawRef }> = [];
     for (const ref of ex.refs) {
       const src = eids.get(ref.from);
-      if (src !== undefined) refs.push({ rid: this.insertRef(fid, src, ref), ref });
+      if (src === undefined) continue;
+      const v = refValues(ref);
+      const match = previous.get(refKey(src, ref.relation, ref.target, v.receiver, v.rtype, v.configKind, v.catches, v.reraise))?.pop();
+      if (match) {
+        const sp = ref.span;
+        if (match.sr !== sp.start.row || match.sc !== sp.start.column || match.er !== sp.end.row || match.ec !== sp.end.column) {
+          this.s.moveRef.run(sp.start.row, sp.start.column, sp.end.row, sp.end.column, match.rid);
+        }
+        kept.push(match.rid);
+      } else refs.push({ rid: this.insertRef(fid, src, ref), ref });
+    }
+    for (const list of previous.values()) {
+      for (const r of list) {
+        this.s.deleteEdgesOfRef.run(r.rid);
+        this.s.deleteRef.run(r.rid);
+      }
     }
     for (const b of ex.imports) {
       const s = b.span;
       this.s.insertImport.run(fid, b.from, b.local, b.module, b.member, s.start.row, s.start.column, s.end.row, s.end.column);
     }
     for (const a of ex.attrTypes) this.s.insertAttrType.run(fid, a.cls, a.attr, a.type);
-    return { fid, refs, removedIds };
+    return { fid, refs, kept, removedIds };
+  }
+
+  /** Kept references of a file with what resolution needs (after a change of its imports). */
+  refsByRid(rids: number[]): RefDbRow[] {
+    return rids.map((rid) => this.s.refByRid.get(rid) as RefDbRow).filter((r) => !!r);
   }
 
   private insertRef(fid: number, src: number, r: RawRef): number {
-    const recv = r.receiver;
+    const v = refValues(r);
     const s = r.span;
     const last = r.relation === 'READS_CONFIG' ? r.target : lastSegment(r.target);
-    const info = this.s.insertRef.run(
-      fid,
-      src,
-      r.relation,
-      r.target,
-      last,
-      recv ? recv.kind : null,
-      recv && recv.kind === 'typed' ? recv.type : null,
-      r.configKind ?? null,
-      r.catches && r.catches.length ? JSON.stringify(r.catches) : null,
-      r.reraise ? 1 : 0,
-      s.start.row,
-      s.start.column,
-      s.end.row,
-      s.end.column,
-    );
+    const info = this.s.insertRef.run(fid, src, r.relation, r.target, last, v.receiver, v.rtype, v.configKind, v.catches, v.reraise, s.start.row, s.start.column, s.end.row, s.end.column);
     return Number(info.lastInsertRowid);
   }
 
@@ -388,8 +456,36 @@ function entityParams(e: ExtractedEntity, fid: number) {
     decorators: e.decorators.length ? JSON.stringify(e.decorators) : null,
     bases: e.bases && e.bases.length ? JSON.stringify(e.bases) : null,
     body: e.body,
-    contentHash: createHash('sha1').update(e.signature).update('\0').update(e.docstring ?? '').update('\0').update(e.body).digest('hex').slice(0, 16),
+    contentHash: createHash('sha1')
+      .update(e.signature).update('\0').update(e.docstring ?? '').update('\0').update(e.body)
+      .update('\0').update(e.decorators.join('\n')).update('\0').update((e.bases ?? []).join(','))
+      .digest('hex').slice(0, 16),
   };
+}
+
+function refValues(r: RawRef) {
+  const recv = r.receiver;
+  return {
+    receiver: recv ? recv.kind : null,
+    rtype: recv && recv.kind === 'typed' ? recv.type : null,
+    configKind: r.configKind ?? null,
+    catches: r.catches && r.catches.length ? JSON.stringify(r.catches) : null,
+    reraise: r.reraise ? 1 : 0,
+  };
+}
+
+function refKey(src: number, relation: string, target: string, receiver: string | null, rtype: string | null, configKind: string | null, catches: string | null, reraise: number): string {
+  return `${src}\0${relation}\0${target}\0${receiver}\0${rtype}\0${configKind}\0${catches}\0${reraise}`;
+}
+
+function sameEntity(prev: OldEntity, p: ReturnType<typeof entityParams>): boolean {
+  return (
+    prev.content_hash === p.contentHash &&
+    prev.kind === p.kind &&
+    prev.parent === p.parent &&
+    prev.sr === p.sr && prev.sc === p.sc && prev.er === p.er && prev.ec === p.ec &&
+    prev.nsr === p.nsr && prev.nsc === p.nsc && prev.ner === p.ner && prev.nec === p.nec
+  );
 }
 
 function pathWords(path: string): string {

@@ -7,8 +7,8 @@ import type { FileMeta, Store } from '../store/store';
 
 export function applyExtraction(store: Store, graph: Graph, lang: LanguageSupport, meta: FileMeta, ex: FileExtraction): void {
   const full: FileExtraction = { ...ex, refs: ex.refs.concat(importRefs(ex, lang)) };
-  const { refs, removedIds } = store.replaceFile(meta, full);
-  graph.fileChanged(meta.path, lang, meta.module, full, refs, removedIds);
+  const { refs, kept, removedIds } = store.replaceFile(meta, full);
+  graph.fileChanged(meta.path, lang, meta.module, full, refs, removedIds, kept);
 }
 
 export function applyDeletion(store: Store, graph: Graph, path: string): void {

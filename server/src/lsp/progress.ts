@@ -1,0 +1,95 @@
+// Initial indexing in the background. Folders are indexed one after another (each engine
+// already uses every core for parsing), under one `window/workDoneProgress` while any work is
+// queued. Nothing waits on this: requests answer from what is indexed so far.
+import type { Connection, WorkDoneProgressReporter } from 'vscode-languageserver/node';
+import type { IndexProgress } from '../engine/api';
+import { describe, type Logger } from './errors';
+import type { Workspace, Workspaces } from './workspaces';
+
+/** Minimum time between two progress reports: a client need not repaint per file. */
+const REPORT_INTERVAL_MS = 200;
+
+export class BackgroundIndexer {
+  private readonly queue: Workspace[] = [];
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly workspaces: Workspaces,
+    private readonly log: Logger,
+    private readonly clientShowsProgress: () => boolean,
+  ) {}
+
+  /** Queues folders for indexing; starts the run if none is going. */
+  schedule(folders: Workspace[]): void {
+    if (this.stopped) return;
+    this.queue.push(...folders);
+    if (!this.running) {
+      this.running = this.run().finally(() => {
+        this.running = null;
+      });
+    }
+  }
+
+  /** True while any folder waits for or is in its first index run. */
+  busy(): boolean {
+    return this.running !== null || this.queue.length > 0;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.queue.length = 0;
+  }
+
+  private async run(): Promise<void> {
+    const reporter = await this.createReporter();
+    let doneFolders = 0;
+    try {
+      reporter?.begin('NSCCN: indexing', 0, undefined, false);
+      while (this.queue.length && !this.stopped) {
+        const ws = this.queue.shift()!;
+        if (!this.workspaces.list().includes(ws)) continue; // removed meanwhile
+        const total = doneFolders + 1 + this.queue.length;
+        let lastReport = 0;
+        const onProgress = (p: IndexProgress): void => {
+          if (!reporter) return;
+          const now = Date.now();
+          const finished = p.done >= p.total;
+          if (!finished && now - lastReport < REPORT_INTERVAL_MS) return;
+          lastReport = now;
+          const fraction = p.total > 0 ? Math.min(1, p.done / p.total) : 1;
+          reporter.report(Math.floor(((doneFolders + fraction) / total) * 100), `${ws.name}: ${p.done}/${p.total} files`);
+        };
+        const started = Date.now();
+        try {
+          const s = await ws.engine.indexWorkspace(onProgress);
+          this.log(
+            `[${ws.name}] indexed ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.deleted} deleted, ` +
+              `${s.skipped.length} skipped): ${s.entities} entities, ${s.edges} edges in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+          );
+        } catch (e) {
+          if (this.stopped) return;
+          const msg = `[${ws.name}] indexing failed: ${describe(e)}`;
+          this.log(msg);
+          void this.connection.window.showErrorMessage(`NSCCN: ${msg}`);
+        } finally {
+          ws.pendingIndex = false;
+        }
+        doneFolders++;
+      }
+    } finally {
+      reporter?.done();
+    }
+  }
+
+  private async createReporter(): Promise<WorkDoneProgressReporter | null> {
+    if (!this.clientShowsProgress()) return null;
+    try {
+      return await this.connection.window.createWorkDoneProgress();
+    } catch (e) {
+      this.log(`no progress reporting: ${describe(e)}`);
+      return null;
+    }
+  }
+}

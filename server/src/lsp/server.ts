@@ -1,0 +1,126 @@
+// The language server: a stdio JSON-RPC connection wired to the handler modules. Each request
+// is validated, routed to the engine of its workspace folder and answered; every failure is a
+// JSON-RPC error with a clear message (errors.ts), never an exit.
+import { inspect } from 'node:util';
+import {
+  createConnection,
+  ProposedFeatures,
+  type Connection,
+} from 'vscode-languageserver/node';
+import { Methods } from '../../../protocol';
+import { incomingCalls, outgoingCalls, prepareCallHierarchy } from './callHierarchy';
+import { codeLenses, resolveCodeLens } from './codeLens';
+import * as custom from './custom';
+import { definition } from './definition';
+import { describe, guardNotification, guardRequest, invalidParams } from './errors';
+import { hover } from './hover';
+import * as P from './params';
+import { references } from './references';
+import { Session } from './session';
+import { documentSymbols, workspaceSymbols } from './symbols';
+
+/** Starts the server on stdin/stdout (`nsccn lsp [--stdio]`). */
+export function runLanguageServer(): void {
+  const connection = createStdioConnection();
+  // Last line of defence: a bug in a timer or a forgotten promise is logged, not fatal.
+  process.on('unhandledRejection', (e) => connection.console.error(`unhandled rejection: ${describe(e)}`));
+  process.on('uncaughtException', (e) => connection.console.error(`uncaught exception: ${describe(e)}`));
+  startServer(connection);
+  connection.listen();
+}
+
+/**
+ * stdio whether or not `--stdio` was passed. With the flag the library also redirects
+ * console.* to the client's log; without it we do the same by hand, because one stray
+ * console.log on stdout would corrupt the protocol stream.
+ */
+function createStdioConnection(): Connection {
+  const transportFlag = process.argv.slice(2).some((a) => /^--(stdio|node-ipc|socket|pipe)(=|$)/.test(a));
+  if (transportFlag) return createConnection(ProposedFeatures.all);
+  const connection = createConnection(ProposedFeatures.all, process.stdin, process.stdout);
+  const text = (args: unknown[]) => args.map((a) => (typeof a === 'string' ? a : inspect(a))).join(' ');
+  console.log = console.info = console.debug = (...args: unknown[]) => connection.console.log(text(args));
+  console.warn = (...args: unknown[]) => connection.console.warn(text(args));
+  console.error = (...args: unknown[]) => connection.console.error(text(args));
+  return connection;
+}
+
+/** Wires every handler of the server to `connection` (tests may pass their own connection). */
+export function startServer(connection: Connection): Session {
+  const session = new Session(connection);
+  const { workspaces, documents, log } = session;
+  // Every request first applies the edits still batched, so answers reflect every keystroke.
+  const request = <P, R>(method: string, fn: (params: P) => R | Promise<R>) =>
+    guardRequest(method, log, (params: P) => {
+      documents.flush();
+      return fn(params);
+    });
+  const notification = <P>(method: string, fn: (params: P) => void | Promise<void>) => guardNotification(method, log, fn);
+
+  connection.onInitialize(request('initialize', (p) => session.initialize(p)));
+  connection.onInitialized(notification('initialized', () => session.initialized()));
+  connection.onShutdown(request('shutdown', () => session.shutdown()));
+  connection.onExit(() => void session.shutdown()); // exit without shutdown: close what we can
+
+  connection.onDidOpenTextDocument(notification('textDocument/didOpen', (p) => documents.open(p)));
+  connection.onDidChangeTextDocument(notification('textDocument/didChange', (p) => documents.change(p)));
+  connection.onDidCloseTextDocument(notification('textDocument/didClose', (p) => documents.close(p)));
+  connection.onDidChangeWatchedFiles(
+    notification('workspace/didChangeWatchedFiles', (p) => session.watchedFiles?.onClientChanges(p)),
+  );
+
+  connection.onDocumentSymbol(
+    request('textDocument/documentSymbol', (p) => documentSymbols(workspaces, P.textDocumentUri('textDocument/documentSymbol', p))),
+  );
+  connection.onWorkspaceSymbol(
+    request('workspace/symbol', (p) => {
+      const o = P.object('workspace/symbol', p);
+      if (typeof o.query !== 'string') throw invalidParams('workspace/symbol', "'query' must be a string");
+      return workspaceSymbols(workspaces, o.query);
+    }),
+  );
+  connection.languages.callHierarchy.onPrepare(
+    request('textDocument/prepareCallHierarchy', (p) => {
+      const { uri, position } = P.textDocumentPosition('textDocument/prepareCallHierarchy', p);
+      return prepareCallHierarchy(workspaces, uri, position);
+    }),
+  );
+  connection.languages.callHierarchy.onIncomingCalls(
+    request('callHierarchy/incomingCalls', (p) =>
+      incomingCalls(workspaces, 'callHierarchy/incomingCalls', P.object('callHierarchy/incomingCalls', p).item),
+    ),
+  );
+  connection.languages.callHierarchy.onOutgoingCalls(
+    request('callHierarchy/outgoingCalls', (p) =>
+      outgoingCalls(workspaces, 'callHierarchy/outgoingCalls', P.object('callHierarchy/outgoingCalls', p).item),
+    ),
+  );
+  connection.onCodeLens(request('textDocument/codeLens', (p) => codeLenses(workspaces, P.textDocumentUri('textDocument/codeLens', p))));
+  connection.onCodeLensResolve(request('codeLens/resolve', (p) => resolveCodeLens(workspaces, 'codeLens/resolve', p)));
+  connection.onHover(
+    request('textDocument/hover', (p) => {
+      const { uri, position } = P.textDocumentPosition('textDocument/hover', p);
+      return hover(workspaces, uri, position);
+    }),
+  );
+  connection.onDefinition(
+    request('textDocument/definition', (p) => {
+      const { uri, position } = P.textDocumentPosition('textDocument/definition', p);
+      return definition(workspaces, uri, position);
+    }),
+  );
+  connection.onReferences(
+    request('textDocument/references', (p) => {
+      const { uri, position } = P.textDocumentPosition('textDocument/references', p);
+      const ctx = (p as { context?: { includeDeclaration?: unknown } }).context;
+      return references(workspaces, uri, position, ctx?.includeDeclaration === true);
+    }),
+  );
+
+  connection.onRequest(Methods.search, request(Methods.search, (p: unknown) => custom.search(workspaces, Methods.search, p)));
+  connection.onRequest(Methods.skeleton, request(Methods.skeleton, (p: unknown) => custom.skeleton(workspaces, Methods.skeleton, p)));
+  connection.onRequest(Methods.trace, request(Methods.trace, (p: unknown) => custom.trace(workspaces, Methods.trace, p)));
+  connection.onRequest(Methods.window, request(Methods.window, (p: unknown) => custom.window(workspaces, Methods.window, p)));
+  connection.onRequest(Methods.status, request(Methods.status, () => custom.status(workspaces, session.indexing())));
+  return session;
+}

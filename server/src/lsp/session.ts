@@ -1,0 +1,134 @@
+// The server's lifecycle: initialize (open one engine per folder), initialized (watch files,
+// index in the background), folder changes, shutdown (close every engine). Also holds what the
+// client said it can do, which the features consult.
+import * as path from 'node:path';
+import {
+  TextDocumentSyncKind,
+  type ClientCapabilities,
+  type Connection,
+  type InitializeParams,
+  type InitializeResult,
+  type WorkspaceFoldersChangeEvent,
+} from 'vscode-languageserver/node';
+import { pathToUri } from './convert';
+import { describe, type Logger } from './errors';
+import { OpenDocuments } from './documents';
+import { BackgroundIndexer } from './progress';
+import { CodeLensRefresher } from './codeLens';
+import { parseSettings } from './settings';
+import { WatchedFiles } from './watched';
+import { Workspaces, type WorkspaceFolderRef } from './workspaces';
+
+export class Session {
+  readonly workspaces: Workspaces;
+  readonly documents: OpenDocuments;
+  readonly log: Logger;
+  private capabilities: ClientCapabilities = {};
+  private watched: WatchedFiles | null = null;
+  private readonly indexer: BackgroundIndexer;
+  private readonly lensRefresher: CodeLensRefresher;
+  /** Folder additions/removals, applied one after another. */
+  private folderChanges: Promise<void> = Promise.resolve();
+  private shutDown = false;
+
+  constructor(private readonly connection: Connection) {
+    this.log = (m) => connection.console.info(m);
+    this.workspaces = new Workspaces(this.log);
+    this.documents = new OpenDocuments(this.workspaces, this.log);
+    this.indexer = new BackgroundIndexer(connection, this.workspaces, this.log, () => this.clientShowsProgress());
+    this.lensRefresher = new CodeLensRefresher(connection, this.log);
+    this.workspaces.onDidChangeGraph(() => {
+      if (this.capabilities.workspace?.codeLens?.refreshSupport) this.lensRefresher.schedule();
+    });
+  }
+
+  async initialize(params: InitializeParams): Promise<InitializeResult> {
+    this.capabilities = params.capabilities ?? {};
+    const { settings, warnings } = parseSettings(params.initializationOptions);
+    warnings.forEach((w) => this.log(w));
+    this.workspaces.configure(settings);
+    this.watched = new WatchedFiles(this.connection, this.workspaces, this.log, settings.usePolling);
+    await this.workspaces.add(initialFolders(params));
+    for (const f of this.workspaces.failures()) {
+      void this.connection.window.showErrorMessage(`NSCCN: the index of ${f.root} could not be opened: ${f.reason}`);
+    }
+    return {
+      serverInfo: { name: 'nsccn' },
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        documentSymbolProvider: true,
+        workspaceSymbolProvider: true,
+        callHierarchyProvider: true,
+        codeLensProvider: { resolveProvider: true },
+        hoverProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+      },
+    };
+  }
+
+  async initialized(): Promise<void> {
+    const folders = this.workspaces.list();
+    if (this.capabilities.workspace?.workspaceFolders) {
+      this.connection.workspace.onDidChangeWorkspaceFolders((e) => this.foldersChanged(e));
+    }
+    const canRegister = this.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+    const watching = this.watched?.start(canRegister, folders) ?? Promise.resolve();
+    // Our own watcher must be ready before discovery walks the tree, or a file created in
+    // between would be missed by both. The client's watcher needs no such wait.
+    if (!canRegister) await watching;
+    this.indexer.schedule(folders);
+    await watching;
+  }
+
+  /** True while any folder is waiting for, or in, its first index run. */
+  indexing(): boolean {
+    return this.indexer.busy();
+  }
+
+  get watchedFiles(): WatchedFiles | null {
+    return this.watched;
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.shutDown) return;
+    this.shutDown = true;
+    this.indexer.stop();
+    this.lensRefresher.dispose();
+    this.documents.dispose();
+    await this.folderChanges;
+    await this.watched?.dispose();
+    await this.workspaces.closeAll();
+  }
+
+  private clientShowsProgress(): boolean {
+    return this.capabilities.window?.workDoneProgress === true;
+  }
+
+  private foldersChanged(e: WorkspaceFoldersChangeEvent): void {
+    this.folderChanges = this.folderChanges.then(async () => {
+      if (this.shutDown) return;
+      try {
+        const removed = await this.workspaces.remove(e.removed.map((f) => f.uri));
+        for (const ws of removed) {
+          this.documents.forget(ws);
+          await this.watched?.removed(ws);
+        }
+        const added = await this.workspaces.add(e.added);
+        for (const ws of added) await this.watched?.added(ws);
+        this.indexer.schedule(added);
+      } catch (err) {
+        this.log(`workspace folder change failed: ${describe(err)}`);
+      }
+    });
+  }
+}
+
+/** `workspaceFolders` when given, else the legacy `rootUri` / `rootPath`. */
+function initialFolders(params: InitializeParams): WorkspaceFolderRef[] {
+  if (params.workspaceFolders && params.workspaceFolders.length) return params.workspaceFolders;
+  if (params.rootUri) return [{ uri: params.rootUri, name: '' }];
+  if (params.rootPath) return [{ uri: pathToUri(path.resolve(params.rootPath)), name: '' }];
+  return [];
+}

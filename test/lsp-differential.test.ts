@@ -1,0 +1,253 @@
+// Differential test of live buffers: a random sequence of incremental edits (insertions,
+// deletions, multi-byte text, CRLF line ends, broken intermediate states, several changes per
+// notification, one full replacement) must leave the server answering exactly like a fresh
+// server that indexed the final text from disk — and like that fresh server with the final
+// text opened as a buffer.
+import { afterEach, describe, expect, it } from 'vitest';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { LspClient, fileUri, tempDir, writeFiles } from './helpers/lsp-client';
+import { applySplice, inverse, prng, snap, toContentChange, type LspRange, type Splice } from './helpers/lsp-text';
+
+const UTIL = `"""Helpers."""
+
+
+def helper_a(x=None):
+    return x
+
+
+def helper_b(x=None):
+    return helper_a(x)
+
+
+def helper_c(x=None):
+    return x
+
+
+class Box:
+    def put(self, x):
+        return helper_c(x)
+`;
+
+const MAIN = `"""Main module — naïve café ☕."""
+from .util import helper_a, helper_b, helper_c, Box
+
+
+def alpha(x):
+    """First 😀."""
+    helper_a(x)
+    return x
+
+
+def beta(x):
+    alpha(x)
+    helper_b(x)
+    return Box().put(x)
+
+
+class Runner:
+    def run(self, x):
+        beta(x)
+        return self.step(x)
+
+    def step(self, x):
+        return helper_c(x)
+`;
+
+const MAIN_REL = 'pkg/main.py';
+const UTIL_REL = 'pkg/util.py';
+
+interface Sym {
+  name: string;
+  kind: number;
+  range: LspRange;
+  selectionRange: LspRange;
+  children?: Sym[];
+}
+interface Item {
+  name: string;
+  uri: string;
+  selectionRange: LspRange;
+  data: { id: string };
+}
+
+const cleanups: Array<() => Promise<unknown> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function workspace(mainText: string): Promise<{ root: string; client: LspClient }> {
+  const { dir, cleanup } = tempDir('nsccn-lsp-diff-');
+  cleanups.push(cleanup);
+  writeFiles(dir, { 'pkg/__init__.py': '', [UTIL_REL]: UTIL, [MAIN_REL]: mainText });
+  const client = await LspClient.start({ folders: [dir], progress: false, codeLensRefresh: false });
+  cleanups.push(() => client.stop());
+  await client.waitReady();
+  return { root: dir, client };
+}
+
+/**
+ * What an editor would show: the outline of main.py, outgoing calls of every function and
+ * method in it, incoming calls of every helper in util.py. URIs made root-relative.
+ */
+async function answers(client: LspClient, root: string): Promise<unknown> {
+  const rootUri = fileUri(root);
+  const outline = async (rel: string) =>
+    client.request<Sym[]>('textDocument/documentSymbol', { textDocument: { uri: fileUri(path.join(root, rel)) } });
+  const callables = (syms: Sym[]): Sym[] =>
+    syms.flatMap((s) => [...(s.kind === 12 || s.kind === 6 ? [s] : []), ...callables(s.children ?? [])]);
+  const calls = async (rel: string, s: Sym, direction: 'outgoing' | 'incoming') => {
+    const items = await client.request<Item[] | null>('textDocument/prepareCallHierarchy', {
+      textDocument: { uri: fileUri(path.join(root, rel)) },
+      position: s.selectionRange.start,
+    });
+    if (!items) return null;
+    return {
+      item: items[0].data.id,
+      calls: await client.request(`callHierarchy/${direction}Calls`, { item: items[0] }),
+    };
+  };
+  const mainOutline = await outline(MAIN_REL);
+  const out = [];
+  for (const s of callables(mainOutline)) out.push(await calls(MAIN_REL, s, 'outgoing'));
+  const inc = [];
+  for (const s of callables(await outline(UTIL_REL))) inc.push(await calls(UTIL_REL, s, 'incoming'));
+  return JSON.parse(JSON.stringify({ mainOutline, out, inc }).split(rootUri).join('<root>'));
+}
+
+/** Edits that keep the file valid Python; each returns the splices of one notification. */
+function structuredEdit(text: string, rnd: ReturnType<typeof prng>, counter: { n: number }): Splice[] {
+  const lines: Array<{ start: number; text: string; eol: string }> = [];
+  const re = /([^\r\n]*)(\r\n|\n|$)/g;
+  for (let m = re.exec(text); m && m.index < text.length; m = re.exec(text)) lines.push({ start: m.index, text: m[1], eol: m[2] || '\n' });
+  const defs = lines.filter((l) => /^\s*def \w+\(/.test(l.text));
+  const calls = lines.filter((l) => /^\s+[\w.]+\((x|None)?\)\s*(#.*)?$/.test(l.text) && !/^\s+return\b/.test(l.text));
+  const topLevel = lines.filter((l) => /^(def|class) /.test(l.text));
+  const callee = () => rnd.pick(['helper_a', 'helper_b', 'helper_c', 'alpha', 'beta', 'Box().put', ...defs.map((d) => /def (\w+)/.exec(d.text)![1]).filter((n) => n !== 'step' && n !== 'run' && n !== 'put')]);
+  const indentOf = (l: { text: string }) => /^\s*/.exec(l.text)![0];
+  const kind = rnd.int(7);
+  if (kind === 0 && defs.length) {
+    // A call as the first statement of a body.
+    const d = rnd.pick(defs);
+    return [{ start: d.start + d.text.length + d.eol.length, deleteCount: 0, insert: `${indentOf(d)}    ${callee()}(x)${d.eol}` }];
+  }
+  if (kind === 1 && calls.length) {
+    // Delete a call statement (every body keeps its return).
+    const c = rnd.pick(calls);
+    return [{ start: c.start, deleteCount: c.text.length + c.eol.length, insert: '' }];
+  }
+  if (kind === 2) {
+    // A new function with multi-byte text, before a top-level definition or at the end.
+    const n = ++counter.n;
+    const fn = `def gen_${n}(x):\n    """Generated ${n}: é 😀."""\n    s = "😀é"; ${callee()}(x)  # ☕\n    return x\n\n\n`;
+    const at = rnd.next() < 0.5 && topLevel.length ? rnd.pick(topLevel).start : text.length;
+    const prefix = at === text.length && !text.endsWith('\n') ? '\n' : '';
+    return [{ start: at, deleteCount: 0, insert: prefix + fn }];
+  }
+  if (kind === 3 && calls.length) {
+    // Retarget a call.
+    const c = rnd.pick(calls);
+    const m = /^(\s+)([\w.]+)\(/.exec(c.text)!;
+    return [{ start: c.start + m[1].length, deleteCount: m[2].length, insert: callee() }];
+  }
+  if (kind === 4 && lines.length) {
+    // A multi-byte comment at the end of a line.
+    const l = rnd.pick(lines);
+    return [{ start: l.start + l.text.length, deleteCount: 0, insert: rnd.pick(['  # café 😀', '  # ☕☕', '  # é']) }];
+  }
+  if (kind === 5) {
+    // LF → CRLF on a few lines, as several changes in one notification (later ranges first
+    // would be the editor's choice; here each range refers to the text left by the previous).
+    const lf = lines.filter((l) => l.eol === '\n' && l.start + l.text.length < text.length);
+    const picks = [rnd.pick(lf), rnd.pick(lf)].filter(Boolean).sort((a, b) => a.start - b.start);
+    const unique = picks.filter((p, i) => i === 0 || p.start !== picks[i - 1].start);
+    return unique.map((l, i) => ({ start: l.start + l.text.length + i, deleteCount: 0, insert: '\r' }));
+  }
+  // Two edits in one notification: a call in one body and a comment elsewhere.
+  const d = defs.length ? rnd.pick(defs) : lines[0];
+  const first: Splice = { start: d.start + d.text.length + d.eol.length, deleteCount: 0, insert: `${indentOf(d)}    ${callee()}(x)${d.eol}` };
+  return [first, { start: 0, deleteCount: 0, insert: '# 😀 top\n' }];
+}
+
+/** A random splice anywhere (breaks the syntax), never inside a CRLF or a surrogate pair. */
+function randomSplice(text: string, rnd: ReturnType<typeof prng>): Splice {
+  const start = snap(text, rnd.int(text.length + 1));
+  const end = snap(text, Math.min(text.length, start + rnd.int(12)));
+  const pieces = ['x', ' ', '(', ')', ':', '\n', 'é', '😀', 'def ', 'return ', '"', '\r\n', '    ', 'helper_a(x)', '"""'];
+  let insert = '';
+  for (let i = rnd.int(4); i > 0; i--) insert += rnd.pick(pieces);
+  return { start, deleteCount: end - start, insert };
+}
+
+async function runSequence(seed: number, steps: number): Promise<void> {
+  const rnd = prng(seed);
+  const live = await workspace(MAIN);
+  const uri = fileUri(path.join(live.root, MAIN_REL));
+  let text = MAIN;
+  let version = 1;
+  await live.client.open(uri, text, version);
+  const send = async (splices: Splice[]) => {
+    const changes = [];
+    for (const s of splices) {
+      changes.push(toContentChange(text, s));
+      text = applySplice(text, s);
+    }
+    await live.client.change(uri, ++version, changes);
+  };
+  const counter = { n: 0 };
+  for (let step = 0; step < steps; step++) {
+    if (rnd.next() < 0.35) {
+      // A burst of random damage, then its exact undo, edit by edit.
+      const undo: Array<{ before: string; s: Splice }> = [];
+      for (let i = 1 + rnd.int(4); i > 0; i--) {
+        const s = randomSplice(text, rnd);
+        undo.push({ before: text, s });
+        await send([s]);
+        // Requests in a broken state must still answer.
+        await live.client.request('textDocument/documentSymbol', { textDocument: { uri } });
+      }
+      while (undo.length) {
+        const { before, s } = undo.pop()!;
+        await send([inverse(before, s)]);
+      }
+    } else {
+      await send(structuredEdit(text, rnd, counter));
+    }
+    if (step === Math.floor(steps / 2)) {
+      // One full-text replacement (no range), as some clients send.
+      text = text + '\n';
+      await live.client.change(uri, ++version, [{ text }]);
+    }
+  }
+  const got = await answers(live.client, live.root);
+  // Edits live in the buffer only: the disk still has the original.
+  expect(fs.readFileSync(path.join(live.root, MAIN_REL), 'utf8')).toBe(MAIN); // nothing saved
+
+  const fresh = await workspace(text);
+  const want = await answers(fresh.client, fresh.root);
+  expect(got, `seed ${seed}: live edits vs a fresh index of the final text`).toEqual(want);
+  await fresh.client.open(fileUri(path.join(fresh.root, MAIN_REL)), text, 1);
+  expect(await answers(fresh.client, fresh.root), `seed ${seed}: fresh buffer`).toEqual(want);
+  // The edits really happened: the final text differs and has the multi-byte/CRLF material.
+  expect(text).not.toBe(MAIN);
+}
+
+describe('live buffer differential', () => {
+  for (const seed of [1, 2, 3, 4]) {
+    it(`seed ${seed}: 40 random edits answer like a fresh server on the final text`, async () => {
+      await runSequence(seed, 40);
+    });
+  }
+
+  it('the generated edits cover multi-byte text, CRLF and new functions', () => {
+    // Guards the generator itself: a differential over trivial edits would prove little.
+    const rnd = prng(7);
+    let text = MAIN;
+    const counter = { n: 0 };
+    for (let i = 0; i < 60; i++) for (const s of structuredEdit(text, rnd, counter)) text = applySplice(text, s);
+    expect(text).toContain('\r\n');
+    expect(text).toContain('😀');
+    expect(text).toMatch(/def gen_\d+/);
+    expect(counter.n).toBeGreaterThan(0);
+  });
+});
