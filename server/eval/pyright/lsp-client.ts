@@ -1,10 +1,14 @@
 // A minimal LSP client for pyright's language server, used as the reference for CALLS edges.
 // It speaks JSON-RPC over stdio through vscode-jsonrpc and answers the few server→client
-// requests pyright makes (configuration, progress tokens, capability registration).
+// requests pyright makes (configuration, progress tokens, capability registration). Every
+// request has a timeout, and a pyright that dies fails the pending requests with its exit
+// status and last stderr lines instead of leaving them hanging.
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import {
+  CancellationTokenSource,
   createMessageConnection,
   StreamMessageReader,
   StreamMessageWriter,
@@ -18,17 +22,6 @@ export interface LspPosition {
 export interface LspRange {
   start: LspPosition;
   end: LspPosition;
-}
-
-/** LSP SymbolKind values we care about. */
-export const SymbolKind = { Class: 5, Method: 6, Function: 12 } as const;
-
-export interface DocumentSymbol {
-  name: string;
-  kind: number;
-  range: LspRange;
-  selectionRange: LspRange;
-  children?: DocumentSymbol[];
 }
 
 export interface CallHierarchyItem {
@@ -49,13 +42,17 @@ export interface OutgoingCall {
 export interface PyrightOptions {
   /** Workspace folder pyright analyses. */
   root: string;
-  /** Python interpreter whose search paths pyright uses (default `python3` on PATH). */
+  /** Python interpreter whose version and search paths pyright uses (default `python3`). */
   pythonPath?: string;
   /** Extra `python.analysis` settings. */
   analysis?: Record<string, unknown>;
-  /** Receives pyright's log messages (window/logMessage) when given. */
+  /** Default timeout of one request, in ms (default 60 s). */
+  requestTimeoutMs?: number;
+  /** Receives pyright's log messages (window/logMessage, stderr) when given. */
   log?: (message: string) => void;
 }
+
+export class PyrightError extends Error {}
 
 export function fileUri(file: string): string {
   return pathToFileURL(file).href;
@@ -67,13 +64,25 @@ export function uriToPath(uri: string): string {
 
 /** Path of pyright's language-server entry point inside the installed dev dependency. */
 export function pyrightServerScript(): string {
-  return path.join(path.dirname(require.resolve('pyright/package.json')), 'langserver.index.js');
+  let pkg: string;
+  try {
+    pkg = require.resolve('pyright/package.json');
+  } catch {
+    throw new PyrightError('pyright is not installed: it is a dev dependency of this project (npm install --include=dev)');
+  }
+  const script = path.join(path.dirname(pkg), 'langserver.index.js');
+  if (!fs.existsSync(script)) throw new PyrightError(`pyright's language server is missing at ${script}`);
+  return script;
 }
 
+const STDERR_LINES_KEPT = 20;
+
 export class PyrightClient {
-  private progressActive = new Set<string | number>();
-  private progressEnded = 0;
-  private exited = false;
+  private exitReason: string | null = null;
+  private readonly exitWaiters = new Set<(reason: string) => void>();
+  private readonly stderrTail: string[] = [];
+  private sourceFiles: number | null = null;
+  private readonly readyWaiters = new Set<() => void>();
 
   private constructor(
     private readonly proc: ChildProcess,
@@ -81,33 +90,58 @@ export class PyrightClient {
     private readonly options: PyrightOptions,
   ) {}
 
-  /** Starts `node langserver.index.js --stdio`, initializes it on `options.root`. */
+  /** Starts `node langserver.index.js --stdio` and initializes it on `options.root`. */
   static async start(options: PyrightOptions): Promise<PyrightClient> {
     const proc = spawn(process.execPath, [pyrightServerScript(), '--stdio'], {
       cwd: options.root,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const conn = createMessageConnection(
-      new StreamMessageReader(proc.stdout!),
-      new StreamMessageWriter(proc.stdin!),
-    );
+    const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
     const client = new PyrightClient(proc, conn, options);
-    proc.on('exit', () => {
-      client.exited = true;
-    });
-    proc.stderr!.on('data', (d: Buffer) => options.log?.(`pyright stderr: ${d.toString().trim()}`));
+    proc.on('error', (e) => client.died(`could not run pyright: ${e.message}`));
+    proc.on('exit', (code, signal) => client.died(`pyright exited (${signal ? `signal ${signal}` : `code ${code}`})`));
+    // A write to a dead process must not crash the run; the exit handler reports it.
+    proc.stdin!.on('error', () => undefined);
+    proc.stderr!.on('data', (d: Buffer) => client.stderr(d.toString()));
+    conn.onError(([e]) => options.log?.(`pyright connection error: ${e.message}`));
     client.wire();
     conn.listen();
-    await client.initialize();
+    try {
+      await client.initialize();
+    } catch (e) {
+      await client.stop();
+      throw e;
+    }
     return client;
+  }
+
+  private stderr(text: string): void {
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      this.stderrTail.push(line);
+      if (this.stderrTail.length > STDERR_LINES_KEPT) this.stderrTail.shift();
+      this.options.log?.(`pyright stderr: ${line}`);
+    }
+  }
+
+  private died(reason: string): void {
+    if (this.exitReason) return;
+    const tail = this.stderrTail.length ? `; last stderr:\n  ${this.stderrTail.join('\n  ')}` : '';
+    this.exitReason = reason + tail;
+    for (const w of this.exitWaiters) w(this.exitReason);
+    this.exitWaiters.clear();
+  }
+
+  get alive(): boolean {
+    return this.exitReason === null;
   }
 
   private settings(section: string | undefined): unknown {
     const python = {
       pythonPath: this.options.pythonPath ?? 'python3',
       analysis: {
-        // Only open files are checked: the requests below evaluate what they need lazily,
-        // so a full background check of every file would only cost time.
+        // Only open files are checked in the background; call hierarchy evaluates what it
+        // needs on demand, so a full check of every file would only cost time.
         diagnosticMode: 'openFilesOnly',
         typeCheckingMode: 'off',
         autoSearchPaths: false,
@@ -131,27 +165,25 @@ export class PyrightClient {
     this.conn.onRequest('workspace/workspaceFolders', () => [
       { uri: fileUri(this.options.root), name: path.basename(this.options.root) },
     ]);
-    this.conn.onNotification('$/progress', (p: { token: string | number; value: { kind: string } }) => {
-      if (p.value.kind === 'begin') this.progressActive.add(p.token);
-      if (p.value.kind === 'end') {
-        this.progressActive.delete(p.token);
-        this.progressEnded++;
+    this.conn.onNotification('$/progress', () => undefined);
+    this.conn.onNotification('window/logMessage', (p: { message: string }) => {
+      this.options.log?.(p.message);
+      // pyright answers "no item" until it has enumerated the workspace, which it logs.
+      const m = /^Found (\d+) source files?/.exec(p.message);
+      if (m && this.sourceFiles === null) {
+        this.sourceFiles = Number(m[1]);
+        for (const w of this.readyWaiters) w();
+        this.readyWaiters.clear();
       }
     });
-    this.conn.onNotification('window/logMessage', (p: { message: string }) => this.options.log?.(p.message));
+    this.conn.onNotification('window/showMessage', (p: { message: string }) => this.options.log?.(p.message));
     this.conn.onNotification('textDocument/publishDiagnostics', () => undefined);
-    this.conn.onNotification('pyright/beginProgress', () => {
-      this.progressActive.add('pyright');
-    });
-    this.conn.onNotification('pyright/endProgress', () => {
-      this.progressActive.delete('pyright');
-      this.progressEnded++;
-    });
+    this.conn.onNotification('telemetry/event', () => undefined);
   }
 
   private async initialize(): Promise<void> {
     const rootUri = fileUri(this.options.root);
-    await this.conn.sendRequest('initialize', {
+    await this.request('initialize', {
       processId: process.pid,
       rootUri,
       workspaceFolders: [{ uri: rootUri, name: path.basename(this.options.root) }],
@@ -159,8 +191,8 @@ export class PyrightClient {
         workspace: { configuration: true, workspaceFolders: true },
         window: { workDoneProgress: true },
         textDocument: {
-          documentSymbol: { hierarchicalDocumentSymbolSupport: true },
           callHierarchy: { dynamicRegistration: false },
+          synchronization: { dynamicRegistration: false },
         },
       },
       initializationOptions: {},
@@ -170,58 +202,95 @@ export class PyrightClient {
   }
 
   /**
-   * Waits until pyright has no analysis progress running and has been quiet for `quietMs`.
-   * With diagnosticMode openFilesOnly there is little background work, but pyright still
-   * enumerates the workspace first; a request sent earlier simply waits for it.
+   * One request with a timeout (cancelled on expiry) that also fails at once if pyright dies.
+   * Errors name the method so a failure in a long run says what was being asked.
    */
-  async waitIdle(quietMs = 500, timeoutMs = 120_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let quietSince = Date.now();
-    let lastEnded = this.progressEnded;
-    while (Date.now() < deadline) {
-      if (this.exited) throw new Error('pyright exited while starting');
-      if (this.progressActive.size > 0 || this.progressEnded !== lastEnded) {
-        quietSince = Date.now();
-        lastEnded = this.progressEnded;
-      } else if (Date.now() - quietSince >= quietMs) {
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 50));
+  async request<T>(method: string, params: unknown, timeoutMs = this.options.requestTimeoutMs ?? 60_000): Promise<T> {
+    if (this.exitReason) throw new PyrightError(this.exitReason);
+    const cancel = new CancellationTokenSource();
+    let timer: NodeJS.Timeout | undefined;
+    let onExit: ((reason: string) => void) | undefined;
+    const failure = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        cancel.cancel();
+        reject(new PyrightError(`pyright did not answer ${method} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      onExit = (reason) => reject(new PyrightError(`${reason} (during ${method})`));
+      this.exitWaiters.add(onExit);
+    });
+    try {
+      return await Promise.race([this.conn.sendRequest<T>(method, params, cancel.token), failure]);
+    } catch (e) {
+      if (e instanceof PyrightError) throw e;
+      throw new PyrightError(`pyright failed ${method}: ${(e as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+      if (onExit) this.exitWaiters.delete(onExit);
+      cancel.dispose();
     }
-    throw new Error(`pyright did not become idle within ${timeoutMs} ms`);
   }
 
-  async documentSymbols(file: string): Promise<DocumentSymbol[]> {
-    const res = await this.conn.sendRequest<DocumentSymbol[] | null>('textDocument/documentSymbol', {
-      textDocument: { uri: fileUri(file) },
+  /**
+   * Waits until pyright reports how many source files it found (its workspace is loaded), at
+   * most `timeoutMs`; returns the count, or null when the message did not come in time.
+   */
+  async waitForWorkspace(timeoutMs = 120_000): Promise<number | null> {
+    if (this.exitReason) throw new PyrightError(this.exitReason);
+    if (this.sourceFiles !== null) return this.sourceFiles;
+    let timer: NodeJS.Timeout | undefined;
+    let onExit: ((reason: string) => void) | undefined;
+    let onReady: (() => void) | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        onReady = resolve;
+        this.readyWaiters.add(onReady);
+        timer = setTimeout(resolve, timeoutMs);
+        onExit = (reason) => reject(new PyrightError(reason));
+        this.exitWaiters.add(onExit);
+      });
+    } finally {
+      clearTimeout(timer);
+      if (onExit) this.exitWaiters.delete(onExit);
+      if (onReady) this.readyWaiters.delete(onReady);
+    }
+    return this.sourceFiles;
+  }
+
+  didOpen(file: string, text: string): void {
+    this.conn.sendNotification('textDocument/didOpen', {
+      textDocument: { uri: fileUri(file), languageId: 'python', version: 1, text },
     });
+  }
+
+  didClose(file: string): void {
+    this.conn.sendNotification('textDocument/didClose', { textDocument: { uri: fileUri(file) } });
+  }
+
+  async prepareCallHierarchy(file: string, position: LspPosition, timeoutMs?: number): Promise<CallHierarchyItem[]> {
+    const res = await this.request<CallHierarchyItem[] | null>(
+      'textDocument/prepareCallHierarchy',
+      { textDocument: { uri: fileUri(file) }, position },
+      timeoutMs,
+    );
     return res ?? [];
   }
 
-  async prepareCallHierarchy(file: string, position: LspPosition): Promise<CallHierarchyItem[]> {
-    const res = await this.conn.sendRequest<CallHierarchyItem[] | null>('textDocument/prepareCallHierarchy', {
-      textDocument: { uri: fileUri(file) },
-      position,
-    });
-    return res ?? [];
-  }
-
-  async outgoingCalls(item: CallHierarchyItem): Promise<OutgoingCall[]> {
-    const res = await this.conn.sendRequest<OutgoingCall[] | null>('callHierarchy/outgoingCalls', { item });
+  async outgoingCalls(item: CallHierarchyItem, timeoutMs?: number): Promise<OutgoingCall[]> {
+    const res = await this.request<OutgoingCall[] | null>('callHierarchy/outgoingCalls', { item }, timeoutMs);
     return res ?? [];
   }
 
   /** Polite shutdown, then a kill of this process only if it does not leave in time. */
   async stop(): Promise<void> {
-    if (!this.exited) {
+    if (this.alive) {
       try {
-        await Promise.race([this.conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 3000))]);
+        await this.request('shutdown', null, 3000);
         this.conn.sendNotification('exit');
       } catch {
-        // The connection may already be gone; the kill below covers it.
+        // Already gone or not answering; the kill below covers it.
       }
       await new Promise<void>((resolve) => {
-        if (this.exited) return resolve();
+        if (!this.alive) return resolve();
         const timer = setTimeout(() => {
           this.proc.kill('SIGKILL');
           resolve();

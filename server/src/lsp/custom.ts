@@ -6,7 +6,6 @@ import {
   TRACE_DIRECTIONS,
   TRACE_MAX_DEPTH,
   type EmbeddingStatus,
-  type EntityKind,
   type SearchParams,
   type SearchResponse,
   type SearchResult,
