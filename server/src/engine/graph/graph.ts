@@ -55,7 +55,7 @@ export class Graph {
     const context = JSON.stringify([
       ex.imports.map((b) => [b.local, b.module, b.member]),
       ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
-      ex.entities.map((e) => [e.id, e.bases ?? null]),
+      ex.entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})`).sort(),
     ]);
     if (kept.length && this.contexts.get(file) !== context) this.recheck.push(...kept);
     this.contexts.set(file, context);

@@ -107,13 +107,22 @@ export interface SkeletonPart {
   entities: Array<{ id: string; skeletonRow: number }>;
 }
 
+/** Opaque per-buffer state an extractor may keep between extractions. */
+export interface ExtractionReuse {
+  state?: unknown;
+}
+
 /** Everything the engine needs to know about one language. Registered in one table. */
 export interface LanguageSupport {
   id: string;
   extensions: string[];
   /** Absolute path of the grammar's .wasm file. */
   wasmPath(): string;
-  extract(tree: Tree, source: string, file: string, language: Language): FileExtraction;
+  /**
+   * `reuse` carries language-private state from the previous extraction of the same buffer, so
+   * that parts the edit did not touch need not be walked again (live editing).
+   */
+  extract(tree: Tree, source: string, file: string, language: Language, reuse?: ExtractionReuse): FileExtraction;
   /** Telegraphic skeleton: signatures, docstrings, class attributes; bodies elided. */
   skeleton(tree: Tree, source: string, file: string, extraction: FileExtraction): SkeletonPart;
   /** Dotted module name of a workspace file (`shop/models.py` → `shop.models`), or null. */

@@ -66,7 +66,7 @@ export class LiveDocument {
    * the previous one), edits the tree for each and reparses once with the old tree.
    * A change without a range replaces the whole text (and the tree is parsed from scratch).
    */
-  applyChanges(changes: readonly TextChange[], version?: number): ApplyResult {
+  applyChanges(changes: readonly TextChange[], version?: number, options: { changedRanges?: boolean } = {}): ApplyResult {
     let text = this._text;
     let tree: Tree | null = this._tree.copy();
     // Regions of the *current* text that edits wrote; shifted by later edits.
@@ -93,7 +93,8 @@ export class LiveDocument {
 
     const oldTree = tree;
     const newTree = parseOrThrow(this.parser, text, oldTree);
-    const changedRanges = oldTree ? oldTree.getChangedRanges(newTree) : [wholeRange(newTree)];
+    // Comparing the trees costs as much as the reparse: only when the caller wants the ranges.
+    const changedRanges = options.changedRanges === false ? [] : oldTree ? oldTree.getChangedRanges(newTree) : [wholeRange(newTree)];
     oldTree?.delete();
     this._tree.delete();
     this._tree = newTree;

@@ -85,6 +85,12 @@ const REF_COLS = `r.rid, r.fid, f.path AS path, s.id AS source, r.relation, r.ta
 export class Store {
   private readonly s;
   private bulk = false;
+  /**
+   * The rows of the file written last, as replaceFile left them: a buffer being edited is
+   * rewritten on every keystroke, and reading its rows back each time would cost more than
+   * the write.
+   */
+  private last: { fid: number; entities: OldEntity[]; refs: OldRef[] } | null = null;
 
   constructor(readonly db: Db) {
     db.function('nsccn_split', { deterministic: true }, (t: unknown) => splitIdentifier(String(t ?? '')));
@@ -105,6 +111,10 @@ export class Store {
         FROM entities WHERE fid = ?`),
       refsOfFid: p('SELECT rid, src, relation, target, receiver, rtype, config_kind, catches, reraise, sr, sc, er, ec FROM refs WHERE fid = ?'),
       moveRef: p('UPDATE refs SET sr = ?, sc = ?, er = ?, ec = ? WHERE rid = ?'),
+      shiftEntities: p(`UPDATE entities SET sr = sr + (CASE WHEN sr > @row THEN @d ELSE 0 END), er = er + @d,
+        nsr = nsr + (CASE WHEN nsr > @row THEN @d ELSE 0 END), ner = ner + (CASE WHEN ner > @row THEN @d ELSE 0 END)
+        WHERE fid = @fid AND er > @row`),
+      shiftRefs: p(`UPDATE refs SET sr = sr + (CASE WHEN sr > @row THEN @d ELSE 0 END), er = er + @d WHERE fid = @fid AND er > @row`),
       deleteRef: p('DELETE FROM refs WHERE rid = ?'),
       upsertEntity: p(`INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
           signature, docstring, decorators, bases, body, content_hash)
@@ -197,7 +207,12 @@ export class Store {
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    try {
+      return this.db.transaction(fn)();
+    } catch (e) {
+      this.last = null; // rolled back: the cached rows may not be what the file holds
+      throw e;
+    }
   }
 
   // --- files -------------------------------------------------------------------------------
@@ -224,8 +239,11 @@ export class Store {
   replaceFile(meta: FileMeta, ex: FileExtraction): ReplaceResult {
     const isNew = !this.s.fileByPath.get(meta.path);
     const { fid } = this.s.upsertFile.get({ ...meta, syntaxErrors: ex.syntaxErrors }) as { fid: number };
+    const cached = this.last?.fid === fid ? this.last : null;
+    this.last = null;
     const old = new Map<string, OldEntity>();
-    if (!isNew) for (const r of this.s.entitiesOfFid.all(fid) as OldEntity[]) old.set(r.id, r);
+    if (!isNew) for (const r of cached ? cached.entities : (this.s.entitiesOfFid.all(fid) as OldEntity[])) old.set(r.id, r);
+    const nowEntities: OldEntity[] = [];
     const words = pathWords(meta.path);
     const eids = new Map<string, number>();
     for (const e of ex.entities) {
@@ -234,11 +252,13 @@ export class Store {
       if (prev) old.delete(e.id);
       if (prev && sameEntity(prev, params)) {
         eids.set(e.id, prev.eid);
+        nowEntities.push(prev);
         continue;
       }
       if (prev && prev.content_hash !== params.contentHash) this.s.ftsDelete.run(prev.eid);
       const { eid } = this.s.upsertEntity.get(params) as { eid: number };
       eids.set(e.id, eid);
+      nowEntities.push({ eid, id: e.id, kind: params.kind, name: params.name, qname: params.qname, parent: params.parent, sr: params.sr, sc: params.sc, er: params.er, ec: params.ec, nsr: params.nsr, nsc: params.nsc, ner: params.ner, nec: params.nec, content_hash: params.contentHash });
       if (!this.bulk && (!prev || prev.content_hash !== params.contentHash)) {
         this.s.ftsInsert.run(eid, e.name, splitIdentifier(e.qname), e.signature, e.docstring ?? '', words, e.body);
       }
@@ -251,10 +271,11 @@ export class Store {
     }
     const refs: Array<{ rid: number; ref: RawRef }> = [];
     const kept: number[] = [];
+    const nowRefs: OldRef[] = [];
     // Old references by what they say (not where): a match keeps its row and edges.
     const previous = new Map<string, OldRef[]>();
     if (!isNew) {
-      for (const r of this.s.refsOfFid.all(fid) as OldRef[]) {
+      for (const r of cached ? cached.refs : (this.s.refsOfFid.all(fid) as OldRef[])) {
         const key = refKey(r.src, r.relation, r.target, r.receiver, r.rtype, r.config_kind, r.catches, r.reraise);
         const list = previous.get(key);
         if (list) list.push(r);
@@ -269,13 +290,18 @@ export class Store {
       if (src === undefined) continue;
       const v = refValues(ref);
       const match = previous.get(refKey(src, ref.relation, ref.target, v.receiver, v.rtype, v.configKind, v.catches, v.reraise))?.pop();
+      const sp = ref.span;
       if (match) {
-        const sp = ref.span;
         if (match.sr !== sp.start.row || match.sc !== sp.start.column || match.er !== sp.end.row || match.ec !== sp.end.column) {
           this.s.moveRef.run(sp.start.row, sp.start.column, sp.end.row, sp.end.column, match.rid);
         }
         kept.push(match.rid);
-      } else refs.push({ rid: this.insertRef(fid, src, ref), ref });
+        nowRefs.push({ ...match, sr: sp.start.row, sc: sp.start.column, er: sp.end.row, ec: sp.end.column });
+      } else {
+        const rid = this.insertRef(fid, src, ref);
+        refs.push({ rid, ref });
+        nowRefs.push({ rid, src, relation: ref.relation, target: ref.target, ...refColumns(v), sr: sp.start.row, sc: sp.start.column, er: sp.end.row, ec: sp.end.column });
+      }
     }
     for (const list of previous.values()) {
       for (const r of list) {
@@ -288,7 +314,32 @@ export class Store {
       this.s.insertImport.run(fid, b.from, b.local, b.module, b.member, s.start.row, s.start.column, s.end.row, s.end.column);
     }
     for (const a of ex.attrTypes) this.s.insertAttrType.run(fid, a.cls, a.attr, a.type);
+    if (!this.bulk) this.last = { fid, entities: nowEntities, refs: nowRefs };
     return { fid, refs, kept, removedIds };
+  }
+
+  /** Moves the rows of a file's entities and references below `afterRow` by `delta` lines. */
+  shiftRows(path: string, afterRow: number, delta: number): void {
+    const f = this.file(path);
+    if (!f) return;
+    const p = { fid: f.fid, row: afterRow, d: delta };
+    this.s.shiftEntities.run(p);
+    this.s.shiftRefs.run(p);
+    if (this.last?.fid === f.fid) {
+      const move = (r: number) => (r > afterRow ? r + delta : r);
+      for (const e of this.last.entities) {
+        if (e.er <= afterRow) continue;
+        e.sr = move(e.sr);
+        e.er += delta;
+        e.nsr = move(e.nsr);
+        e.ner = move(e.ner);
+      }
+      for (const r of this.last.refs) {
+        if (r.er <= afterRow) continue;
+        r.sr = move(r.sr);
+        r.er += delta;
+      }
+    }
   }
 
   /** Kept references of a file with what resolution needs (after a change of its imports). */
@@ -308,6 +359,7 @@ export class Store {
   deleteFile(path: string): string[] {
     const f = this.file(path);
     if (!f) return [];
+    if (this.last?.fid === f.fid) this.last = null;
     const removed: string[] = [];
     for (const r of this.s.entityIdsOfFile.all(f.fid) as Array<{ eid: number; id: string }>) {
       this.s.ftsDelete.run(r.eid);
@@ -472,6 +524,10 @@ function refValues(r: RawRef) {
     catches: r.catches && r.catches.length ? JSON.stringify(r.catches) : null,
     reraise: r.reraise ? 1 : 0,
   };
+}
+
+function refColumns(v: ReturnType<typeof refValues>) {
+  return { receiver: v.receiver, rtype: v.rtype, config_kind: v.configKind, catches: v.catches, reraise: v.reraise };
 }
 
 function refKey(src: number, relation: string, target: string, receiver: string | null, rtype: string | null, configKind: string | null, catches: string | null, reraise: number): string {

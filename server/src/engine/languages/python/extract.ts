@@ -11,6 +11,11 @@ import { bindName, newScope, setType, type Scope } from './scope';
 import { cleandoc, docstringText, dotted, headerText, typeName } from './text';
 
 const MAX_BODY_WORDS = 60;
+const TOP_DEFS = new Set(['function_definition', 'class_definition', 'decorated_definition']);
+
+function shift(sp: Span, delta: number): Span {
+  return { start: { row: sp.start.row + delta, column: sp.start.column }, end: { row: sp.end.row + delta, column: sp.end.column } };
+}
 
 /** A reference whose receiver is decided at the end of the file. */
 interface Pending {
@@ -22,6 +27,29 @@ interface Pending {
   catches: string[] | undefined;
   /** READS_CONFIG constant; MUTATES of a bare name only counts when it is declared global. */
   mode?: 'constant' | 'globalOnly' | 'container';
+  /** Top-level definition the reference is in (index into `sections`), or -1. */
+  section: number;
+}
+
+/** What one top-level definition contributed: reused as is when its text has not changed. */
+interface Section {
+  text: string;
+  row: number;
+  column: number;
+  entities: ExtractedEntity[];
+  members: ExtractedEntity[];
+  refs: RawRef[];
+  attrTypes: AttrType[];
+  reusable: boolean;
+}
+
+/**
+ * Carried from one extraction of a buffer to the next: the sections of the previous text and
+ * the module-level context their references were finalised in.
+ */
+export interface PythonReuse {
+  context: string;
+  sections: Map<string, Section>;
 }
 
 function span(n: Node): Span {
@@ -50,12 +78,15 @@ export class PythonExtractor {
   /** Types caught by the enclosing `except` clauses (for bare `raise`), with their alias. */
   private exceptStack: Array<{ types: string[]; alias: string | null }> = [];
   private module!: Scope;
+  private readonly sections: Section[] = [];
+  private section = -1;
   /** Import aliases of stdlib names the patterns know: `system` → `os`, `env` → `os.environ`. */
   private readonly aliases = new Map<string, string>();
 
   constructor(
     private readonly source: string,
     private readonly file: string,
+    private readonly reuse?: { state?: PythonReuse },
   ) {}
 
   run(tree: Tree): FileExtraction {
@@ -78,8 +109,38 @@ export class PythonExtractor {
     this.entities.push(modEnt);
     this.module = newScope(modEnt, 'module', null);
     this.scopes.push(this.module);
-    this.block(root, this.module);
+    const previous = this.reuse?.state;
+    const reused: Array<{ node: Node; section: Section }> = [];
+    const defs = root.namedChildren.filter((c): c is Node => !!c && TOP_DEFS.has(c.type));
+    const names = defs.map((d) => this.defName(d));
+    const unique = new Set(names).size === names.length;
+    for (const c of root.namedChildren) {
+      if (!c) continue;
+      if (!TOP_DEFS.has(c.type)) {
+        this.statement(c, this.module);
+        continue;
+      }
+      const text = this.source.slice(c.startIndex, c.endIndex);
+      const old = unique ? previous?.sections.get(text) : undefined;
+      if (old && old.reusable && old.column === c.startPosition.column) {
+        reused.push({ node: c, section: old });
+        continue;
+      }
+      this.walkSection(c, text);
+    }
+    // References of a reused definition were finalised against the module context of the
+    // previous text (module-level types and aliases): if that moved, extract them afresh.
+    const context = this.moduleContext();
+    for (const { node, section } of reused) {
+      if (previous && previous.context === context) this.replay(section, node.startPosition.row - section.row);
+      else this.walkSection(node, this.source.slice(node.startIndex, node.endIndex));
+    }
     this.finish();
+    if (this.reuse) {
+      const sections = new Map<string, Section>();
+      for (const sec of this.sections) sections.set(sec.text, sec);
+      this.reuse.state = { context, sections };
+    }
     let syntaxErrors = 0;
     if (root.hasError) syntaxErrors = Math.max(1, root.descendantsOfType('ERROR').length);
     return {
@@ -92,6 +153,49 @@ export class PythonExtractor {
       attrTypes: this.attrTypes,
       syntaxErrors,
     };
+  }
+
+  // --- reuse of unchanged top-level definitions ---------------------------------------------
+
+  private defName(node: Node): string {
+    const def = node.type === 'decorated_definition' ? node.childForFieldName('definition') : node;
+    const n = def?.childForFieldName('name');
+    return n ? this.text(n) : '';
+  }
+
+  private walkSection(node: Node, text: string): void {
+    const sec: Section = { text, row: node.startPosition.row, column: node.startPosition.column, entities: [], members: [], refs: [], attrTypes: [], reusable: true };
+    const marks = { e: this.entities.length, m: this.members.length, r: this.refs.length, a: this.attrTypes.length, i: this.imports.length };
+    this.section = this.sections.length;
+    this.sections.push(sec);
+    this.statement(node, this.module);
+    this.section = -1;
+    sec.entities = this.entities.slice(marks.e);
+    sec.members = this.members.slice(marks.m);
+    sec.refs = this.refs.slice(marks.r);
+    sec.attrTypes = this.attrTypes.slice(marks.a);
+    // Imports inside a definition change the module's aliases: never replay those blindly.
+    sec.reusable = this.imports.length === marks.i && !sec.entities.some((e) => e.id.includes('#'));
+  }
+
+  /** Puts a previous section's output in, moved `delta` rows. */
+  private replay(old: Section, delta: number): void {
+    const move = <T extends { span: Span }>(x: T): T => (delta ? { ...x, span: shift(x.span, delta) } : { ...x });
+    const sec: Section = { ...old, row: old.row + delta, entities: [], members: [], refs: [], attrTypes: old.attrTypes };
+    sec.entities = old.entities.map((e) => ({ ...move(e), nameSpan: delta ? shift(e.nameSpan, delta) : e.nameSpan }));
+    sec.members = old.members.map((e) => ({ ...move(e), nameSpan: delta ? shift(e.nameSpan, delta) : e.nameSpan }));
+    sec.refs = old.refs.map(move);
+    for (const e of sec.entities) this.idCounts.set(e.id, 1);
+    for (const m of sec.members) this.memberIds.add(m.id);
+    this.entities.push(...sec.entities);
+    this.members.push(...sec.members);
+    this.refs.push(...sec.refs);
+    this.attrTypes.push(...sec.attrTypes);
+    this.sections.push(sec);
+  }
+
+  private moduleContext(): string {
+    return JSON.stringify([[...this.module.types], [...this.aliases]]);
   }
 
   // --- entities ------------------------------------------------------------------------------
@@ -727,7 +831,7 @@ export class PythonExtractor {
   // --- finishing -----------------------------------------------------------------------------
 
   private defer(scope: Scope, relation: Pending['relation'], path: string, at: Node, mode?: Pending['mode']): void {
-    this.pending.push({ scope, relation, path, span: span(at), catches: relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined, mode });
+    this.pending.push({ scope, relation, path, span: span(at), catches: relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined, mode, section: this.section });
   }
 
   private catches(): string[] | undefined {
@@ -740,6 +844,10 @@ export class PythonExtractor {
   /** Decides receivers now that every scope knows its locals, and emits the refs. */
   private finish(): void {
     const seenReads = new Set<string>();
+    const emit = (p: Pending, ref: RawRef) => {
+      this.refs.push(ref);
+      if (p.section >= 0) this.sections[p.section].refs.push(ref);
+    };
     for (const p of this.pending) {
       const segs = p.path.split('.');
       const b = bindName(p.scope, segs[0]);
@@ -752,11 +860,11 @@ export class PythonExtractor {
         const key = `${from}\0${p.path}`;
         if (seenReads.has(key)) continue;
         seenReads.add(key);
-        this.refs.push({ ...base, target: p.path, configKind: 'constant' });
+        emit(p, { ...base, target: p.path, configKind: 'constant' });
         continue;
       }
       if (p.mode === 'globalOnly') {
-        if (p.scope.globals.has(p.path)) this.refs.push({ ...base, target: p.path });
+        if (p.scope.globals.has(p.path)) emit(p, { ...base, target: p.path });
         continue;
       }
       switch (b.kind) {
@@ -764,28 +872,28 @@ export class PythonExtractor {
         case 'cls':
           if (!rest) {
             // `cls()` constructs the class; `self()` calls __call__; `self[k] = v` is no ref.
-            if (p.relation === 'CALLS') this.refs.push(b.kind === 'cls' ? { ...base, target: b.scope.ent.qname } : { ...base, target: '__call__', receiver: { kind: 'self' } });
+            if (p.relation === 'CALLS') emit(p, b.kind === 'cls' ? { ...base, target: b.scope.ent.qname } : { ...base, target: '__call__', receiver: { kind: 'self' } });
             continue;
           }
-          this.refs.push({ ...base, target: rest, receiver: { kind: b.kind } });
+          emit(p, { ...base, target: rest, receiver: { kind: b.kind } });
           break;
         case 'typed':
           if (!rest) {
-            if (p.relation === 'CALLS') this.refs.push({ ...base, target: segs[0], receiver: { kind: 'expr' } });
+            if (p.relation === 'CALLS') emit(p, { ...base, target: segs[0], receiver: { kind: 'expr' } });
             continue;
           }
-          this.refs.push({ ...base, target: rest, receiver: { kind: 'typed', type: b.type } });
+          emit(p, { ...base, target: rest, receiver: { kind: 'typed', type: b.type } });
           break;
         case 'local':
-          if (p.relation === 'CALLS') this.refs.push({ ...base, target: segs[segs.length - 1], receiver: { kind: 'expr' } });
+          if (p.relation === 'CALLS') emit(p, { ...base, target: segs[segs.length - 1], receiver: { kind: 'expr' } });
           break;
         case 'name':
           if (p.mode === 'container' && p.scope.kind === 'function' && !p.scope.globals.has(p.path)) {
             // A module-level container changed in place (`REGISTRY[k] = v`).
-            this.refs.push({ ...base, target: p.path });
+            emit(p, { ...base, target: p.path });
             break;
           }
-          this.refs.push({ ...base, target: p.path });
+          emit(p, { ...base, target: p.path });
           break;
       }
     }
@@ -826,8 +934,8 @@ export class PythonExtractor {
   }
 }
 
-export function extractPython(tree: Tree, source: string, file: string): FileExtraction {
-  return new PythonExtractor(source, file).run(tree);
+export function extractPython(tree: Tree, source: string, file: string, reuse?: { state?: PythonReuse }): FileExtraction {
+  return new PythonExtractor(source, file, reuse).run(tree);
 }
 
 export { cleandoc };

@@ -1,6 +1,6 @@
 // Python, registered in ../registry.ts.
 import type { LanguageSupport } from '../types';
-import { extractPython } from './extract';
+import { extractPython, type PythonReuse } from './extract';
 import { absoluteModule, BUILTINS, EXCEPTION_BASES, moduleName } from './names';
 import { skeletonPython } from './skeleton';
 
@@ -8,7 +8,7 @@ export const python: LanguageSupport = {
   id: 'python',
   extensions: ['.py', '.pyi'],
   wasmPath: () => require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
-  extract: (tree, source, file) => extractPython(tree, source, file),
+  extract: (tree, source, file, _language, reuse) => extractPython(tree, source, file, reuse as { state?: PythonReuse } | undefined),
   skeleton: skeletonPython,
   moduleName,
   absoluteModule,
