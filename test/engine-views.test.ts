@@ -108,6 +108,11 @@ describe('search', () => {
     expect((await ws.engine.search({ query: 'unit price product' })).results[0].id).toBe('func:shop/models.py:price_of');
   });
 
+  test('an identifier query ranks the entity of that exact name first', async () => {
+    expect((await ws.engine.search({ query: 'User.rename' })).results[0].id).toBe('method:shop/models.py:User.rename');
+    expect((await ws.engine.search({ query: 'touch' })).results[0].id).toBe('method:shop/base.py:Model.touch');
+  });
+
   test('kind and path filters', async () => {
     const r = await ws.engine.search({ query: 'init', kinds: ['method'], paths: ['shop/models.py'] });
     expect(r.results.map((x) => x.id).slice(0, 2).sort()).toEqual(['method:shop/models.py:Order.__init__', 'method:shop/models.py:User.__init__']);

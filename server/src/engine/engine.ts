@@ -21,6 +21,7 @@ import { Graph } from './graph/graph';
 import { trace, type TraceRequest } from './graph/trace';
 import { LANGUAGES, languageForPath } from './languages/registry';
 import { Parsers } from './parse/parsers';
+import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
 import { SearchService, type DetailedSearch } from './search/service';
 import { skeletonOf } from './skeleton/service';
@@ -74,7 +75,8 @@ export class Engine {
     this.docs = new OpenDocuments(this.store, this.graph, parsers);
     const lexical = new LexicalStream(new FtsIndex(db));
     this.embeddings = new EmbeddingService(this.store, opts.embeddings, this.log);
-    this.search_ = new SearchService(this.store, () => [lexical, ...this.embeddings.streams()]);
+    const exact = new ExactNameStream(this.store);
+    this.search_ = new SearchService(this.store, () => [lexical, exact, ...this.embeddings.streams()]);
   }
 
   static async open(options: EngineOptions): Promise<Engine> {
