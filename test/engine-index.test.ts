@@ -50,6 +50,17 @@ describe('incremental indexing', () => {
     expect(engine.outgoing('func:shop/late.py:caller').map((e) => e.target)).toEqual([null]);
   });
 
+  test('after reopening an index, a new definition still resolves the calls waiting for it', async () => {
+    ws = await openWorkspace('python');
+    ws.write('shop/late.py', 'def caller():\n    return helper_defined_later()\n');
+    await ws.engine.indexWorkspace();
+    await ws.engine.close();
+    const engine = await Engine.open({ root: ws.root, workers: 0, embeddings: { model: 'none' } });
+    ws.engine = engine;
+    engine.openDocument('shop/later.py', 'def helper_defined_later():\n    return 1\n', 1);
+    expect(engine.outgoing('func:shop/late.py:caller').map((e) => e.target)).toEqual(['func:shop/later.py:helper_defined_later']);
+  });
+
   test('entity ids are stable across line moves; duplicates get #2', async () => {
     ws = await openWorkspace('python');
     const { engine } = ws;

@@ -26,7 +26,7 @@ export async function openWorkspace(fixture: string, options: Partial<EngineOpti
   const root = copyFixture(fixture);
   const engine = await Engine.open({ root, workers: 0, embeddings: { model: 'none' }, ...options });
   await engine.indexWorkspace();
-  return {
+  const ws: TestWorkspace = {
     root,
     engine,
     write: (rel, text) => {
@@ -35,10 +35,11 @@ export async function openWorkspace(fixture: string, options: Partial<EngineOpti
     },
     remove: (rel) => fs.rmSync(path.join(root, rel)),
     dispose: async () => {
-      await engine.close();
+      await ws.engine.close(); // the test may have reopened it
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
+  return ws;
 }
 
 /** Every resolved edge of a workspace as `source -RELATION-> target` (unresolved: `?name`). */

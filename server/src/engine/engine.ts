@@ -70,7 +70,6 @@ export class Engine {
     this.log = opts.log ?? (() => {});
     this.store = new Store(db);
     this.graph = new Graph(this.store);
-    this.graph.load();
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
     this.docs = new OpenDocuments(this.store, this.graph, parsers);
     const lexical = new LexicalStream(new FtsIndex(db));

@@ -27,8 +27,15 @@ export class Graph {
 
   constructor(private readonly store: Store) {}
 
-  /** Builds the symbol model from the store (on open). */
+  private loaded = false;
+
+  /**
+   * Builds the symbol model from the store. Lazy: answering from an existing index needs only
+   * SQL, so opening a large workspace is quick; the model is built at the first change.
+   */
   load(): void {
+    if (this.loaded) return;
+    this.loaded = true;
     const ents = new Map<string, Ent[]>();
     for (const r of this.store.entityLites()) {
       if (!r.path) continue;
@@ -52,6 +59,7 @@ export class Graph {
    * changed.
    */
   fileChanged(file: string, language: LanguageSupport, module: string | null, ex: FileExtraction, refs: Array<{ rid: number; ref: RawRef }>, removedIds: string[], kept: number[] = []): void {
+    this.load();
     const context = JSON.stringify([
       ex.imports.map((b) => [b.local, b.module, b.member]),
       ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
@@ -82,6 +90,7 @@ export class Graph {
   }
 
   fileDeleted(file: string, removedIds: string[]): void {
+    this.load();
     this.model.removeFile(file);
     this.contexts.delete(file);
     for (const id of removedIds) this.affectedNames.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
@@ -93,6 +102,7 @@ export class Graph {
    * where every ref is pending anyway — the refs elsewhere whose targets may have moved.
    */
   flush(selective = true): { resolved: number } {
+    this.load();
     const fresh = this.pending; // new rows: no edges yet
     const again: PendingRef[] = [];
     if (selective) {
@@ -119,6 +129,7 @@ export class Graph {
 
   /** Re-resolves every ref in the index (after a model-wide change such as a new language). */
   resolveAll(): void {
+    this.load();
     const all = this.store.allRefs().map((r) => ({ rid: r.rid, input: fromRow(r) }));
     this.store.transaction(() => {
       for (const w of all) this.write(w, true);
@@ -128,6 +139,7 @@ export class Graph {
 
   /** Does `except <handler>` at a site in `from` (in `file`) catch `exc` (an entity id or a name)? */
   caughtBy(file: string, from: string, handler: string, exc: string): boolean {
+    this.load();
     const fs = this.model.files.get(file);
     const f = this.model.byId.get(from);
     if (!fs || !f) return false;

@@ -6,11 +6,13 @@ import { importRefs } from '../graph/imports';
 import type { FileMeta, Store } from '../store/store';
 
 export function applyExtraction(store: Store, graph: Graph, lang: LanguageSupport, meta: FileMeta, ex: FileExtraction): void {
+  graph.load(); // the model must hold the file's previous state before its rows change
   const full: FileExtraction = { ...ex, refs: ex.refs.concat(importRefs(ex, lang)) };
   const { refs, kept, removedIds } = store.replaceFile(meta, full);
   graph.fileChanged(meta.path, lang, meta.module, full, refs, removedIds, kept);
 }
 
 export function applyDeletion(store: Store, graph: Graph, path: string): void {
+  graph.load();
   graph.fileDeleted(path, store.deleteFile(path));
 }
