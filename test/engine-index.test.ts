@@ -131,3 +131,24 @@ describe('bad input is skipped with a reason', () => {
     await engine.close();
   });
 });
+
+describe('closing', () => {
+  test('close during a large first index stops it early and leaves a usable index', async () => {
+    const root = copyFixture('python');
+    for (let i = 0; i < 400; i++) fs.writeFileSync(path.join(root, `shop/gen_${i}.py`), `def f${i}():\n    return f${i + 1}()\n`);
+    const engine = await Engine.open({ root, workers: 0, embeddings: { model: 'none' } });
+    const run = engine.indexWorkspace();
+    await new Promise((r) => setImmediate(r));
+    const started = performance.now();
+    await engine.close();
+    const partial = await run;
+    expect(partial.parsed).toBeLessThan(407); // it stopped instead of finishing
+    expect(performance.now() - started).toBeLessThan(5000);
+    const again = await Engine.open({ root, workers: 0, embeddings: { model: 'none' } });
+    const s = await again.indexWorkspace();
+    expect(s.files).toBe(407);
+    expect(again.outgoing('func:shop/gen_1.py:f1').map((e) => e.target)).toEqual(['func:shop/gen_2.py:f2']);
+    await again.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});

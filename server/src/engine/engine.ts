@@ -59,6 +59,9 @@ export class Engine {
   private readonly notes: string[] = [];
   private indexing: Promise<IndexSummary> | null = null;
   private closed = false;
+  /** Set by close(): a running index stops at the next batch instead of finishing. */
+  private closing = false;
+  private closePromise: Promise<void> | null = null;
 
   private constructor(
     private readonly opts: EngineOptions & { root: string },
@@ -117,6 +120,7 @@ export class Engine {
         workers: this.opts.workers,
         openFiles: this.docs.paths(),
         log: this.log,
+        shouldStop: () => this.closing,
       },
       onProgress,
     );
@@ -124,7 +128,7 @@ export class Engine {
       this.indexing = null;
     });
     return this.indexing.then((summary) => {
-      if (summary.parsed || summary.deleted) {
+      if ((summary.parsed || summary.deleted) && !this.closing) {
         this.embeddings.changed();
         this.emit([]);
       }
@@ -388,14 +392,20 @@ export class Engine {
     return () => this.listeners.delete(listener);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  /** Stops a running index at its next batch, waits for background work, closes the index. */
+  close(): Promise<void> {
+    this.closePromise ??= this.shutdown();
+    return this.closePromise;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closing = true;
     try {
       await this.indexing;
     } catch {
       /* reported to its caller */
     }
+    this.closed = true;
     await this.embeddings.close();
     this.docs.closeAll();
     this.listeners.clear();

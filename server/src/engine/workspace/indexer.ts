@@ -28,6 +28,8 @@ export interface IndexContext {
   /** Files open in an editor: their buffer, not the disk, is the truth. */
   openFiles: ReadonlySet<string>;
   log: (m: string) => void;
+  /** True once the engine is closing: stop parsing, keep what was written consistent. */
+  shouldStop?: () => boolean;
 }
 
 export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexProgress) => void): Promise<IndexSummary> {
@@ -84,7 +86,7 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
     });
   };
   try {
-    await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers }, ctx.parsers, (batch) => {
+    await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop }, ctx.parsers, (batch) => {
       buffer.push(...batch);
       if (buffer.length >= COMMIT_FILES || performance.now() - lastCommit > COMMIT_MS) write();
       done += batch.length;

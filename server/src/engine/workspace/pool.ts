@@ -14,6 +14,8 @@ export interface PoolOptions {
   root: string;
   maxBytes: number;
   workers?: number;
+  /** Checked between batches: true stops the run (files already handed out still finish). */
+  shouldStop?: () => boolean;
 }
 
 export function defaultWorkerCount(): number {
@@ -30,6 +32,7 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
   const n = Math.min(wanted, Math.ceil(jobs.length / BATCH));
   if (n <= 0 || jobs.length < 2 * BATCH || !fs.existsSync(script)) {
     for (let i = 0; i < jobs.length; i += BATCH) {
+      if (opts.shouldStop?.()) return;
       sink(jobs.slice(i, i + BATCH).map((j) => processFile(opts.root, j, parsers, opts.maxBytes)));
       await new Promise((r) => setImmediate(r)); // let requests in between batches
     }
@@ -45,7 +48,7 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
         (w) =>
           new Promise<void>((resolve, reject) => {
             const feed = () => {
-              if (next >= queue.length) return resolve();
+              if (next >= queue.length || opts.shouldStop?.()) return resolve();
               const batch = queue.slice(next, next + BATCH);
               next += BATCH;
               w.postMessage(batch);
