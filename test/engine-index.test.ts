@@ -152,3 +152,25 @@ describe('closing', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 });
+
+describe('edits during the first index', () => {
+  test('a buffer edited while the index runs ends up resolved like everything else', async () => {
+    const root = copyFixture('python');
+    for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(root, `shop/gen_${i}.py`), `def f${i}():\n    return f${i + 1}()\n`);
+    const engine = await Engine.open({ root, workers: 0, embeddings: { model: 'none' } });
+    let opened = false;
+    const run = engine.indexWorkspace((p) => {
+      if (!opened && p.done > 32) {
+        opened = true;
+        engine.openDocument('shop/caller.py', 'from .gen_299 import f299\n\n\ndef c():\n    return f299() + f150()\n', 1);
+      }
+    });
+    await run;
+    expect(opened).toBe(true);
+    expect(engine.outgoing('func:shop/caller.py:c').map((e) => e.target).sort()).toEqual(['func:shop/gen_150.py:f150', 'func:shop/gen_299.py:f299']);
+    expect(engine.outgoing('func:shop/gen_5.py:f5').map((e) => e.target)).toEqual(['func:shop/gen_6.py:f6']);
+    expect(engine.incoming('func:shop/gen_150.py:f150').map((e) => e.source).sort()).toEqual(['func:shop/caller.py:c', 'func:shop/gen_149.py:f149']);
+    await engine.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});

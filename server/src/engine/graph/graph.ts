@@ -14,14 +14,29 @@ interface PendingRef {
   input: RefInput;
 }
 
+/** References waiting for resolution, and what may have moved the resolution of others. */
+interface Work {
+  /** New rows: no edges yet. */
+  pending: PendingRef[];
+  /** Kept rows of files whose resolution context changed. */
+  recheck: number[];
+  /** Names that appeared or disappeared: references ending in them may resolve differently. */
+  names: Set<string>;
+}
+
+function newWork(): Work {
+  return { pending: [], recheck: [], names: new Set() };
+}
+
+const CHUNK = 5000;
+
 export class Graph {
   readonly model = new SymbolModel();
   readonly resolver = new Resolver(this.model);
-  private pending: PendingRef[] = [];
-  private affectedNames = new Set<string>();
-  private changedFiles = new Set<string>();
-  /** Kept references whose file's resolution context changed. */
-  private recheck: number[] = [];
+  /** Work from edits and watched files: resolved by `flush`. */
+  private live: Work = newWork();
+  /** Work from an index run in progress: resolved by `finishRun`, never by an edit's flush. */
+  private run: (Work & { interleaved: boolean }) | null = null;
   /** Per file, what its references' resolution depends on (to tell when kept ones need redoing). */
   private readonly contexts = new Map<string, string>();
 
@@ -58,14 +73,15 @@ export class Graph {
    * what their resolution depends on in this file (imports, attribute types, entities, bases)
    * changed.
    */
-  fileChanged(file: string, language: LanguageSupport, module: string | null, ex: FileExtraction, refs: Array<{ rid: number; ref: RawRef }>, removedIds: string[], kept: number[] = []): void {
+  fileChanged(file: string, language: LanguageSupport, module: string | null, ex: FileExtraction, refs: Array<{ rid: number; ref: RawRef }>, removedIds: string[], kept: number[] = [], fromRun = false): void {
     this.load();
+    const w = fromRun && this.run ? this.run : this.live;
     const context = JSON.stringify([
       ex.imports.map((b) => [b.local, b.module, b.member]),
       ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
       ex.entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})`).sort(),
     ]);
-    if (kept.length && this.contexts.get(file) !== context) this.recheck.push(...kept);
+    if (kept.length && this.contexts.get(file) !== context) w.recheck.push(...kept);
     this.contexts.set(file, context);
     const before = this.model.files.get(file);
     const oldIds = new Set(before ? [...before.byQname.values()].map((e) => e.id) : []);
@@ -81,20 +97,46 @@ export class Graph {
     const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
     for (const e of ex.entities) {
       // A new name may capture references elsewhere; a class whose bases moved changes lookups through it.
-      if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? []))) this.affectedNames.add(e.name);
+      if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? []))) w.names.add(e.name);
     }
-    for (const id of removedIds) this.affectedNames.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
-    for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) this.affectedNames.add(lastSegment(b.local));
-    this.changedFiles.add(file);
-    for (const { rid, ref } of refs) this.pending.push({ rid, input: fromRaw(file, ref) });
+    for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local));
+    for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l));
+    for (const { rid, ref } of refs) w.pending.push({ rid, input: fromRaw(file, ref) });
   }
 
-  fileDeleted(file: string, removedIds: string[]): void {
+  fileDeleted(file: string, removedIds: string[], fromRun = false): void {
     this.load();
+    const w = fromRun && this.run ? this.run : this.live;
     this.model.removeFile(file);
     this.contexts.delete(file);
-    for (const id of removedIds) this.affectedNames.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
-    this.changedFiles.add(file);
+    for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+  }
+
+  /** An index run starts: its files' references wait for `finishRun`. */
+  beginRun(): void {
+    this.run = { ...newWork(), interleaved: false };
+  }
+
+  /**
+   * Resolves what an index run wrote, in chunks that let requests in between. After a cold
+   * run every reference is pending anyway, so the selective pass is skipped — unless edits
+   * were resolved meanwhile against a partial model.
+   */
+  async finishRun(selective: boolean): Promise<{ resolved: number }> {
+    const run = this.run;
+    this.run = null;
+    if (!run) return { resolved: 0 };
+    const { fresh, again } = this.collect(run, selective || run.interleaved);
+    const all: Array<[PendingRef, boolean]> = [...fresh.map((w): [PendingRef, boolean] => [w, run.interleaved]), ...again.map((w): [PendingRef, boolean] => [w, true])];
+    for (let i = 0; i < all.length; i += CHUNK) {
+      this.store.transaction(() => {
+        for (const [w, replace] of all.slice(i, i + CHUNK)) this.write(w, replace);
+      });
+      if (i + CHUNK < all.length) await new Promise((r) => setImmediate(r));
+    }
+    this.store.transaction(() => this.store.pruneVirtualEntities());
+    return { resolved: all.length };
   }
 
   /**
@@ -103,28 +145,31 @@ export class Graph {
    */
   flush(selective = true): { resolved: number } {
     this.load();
-    const fresh = this.pending; // new rows: no edges yet
-    const again: PendingRef[] = [];
-    if (selective) {
-      const seen = new Set<number>(fresh.map((w) => w.rid));
-      const add = (r: RefDbRow) => {
-        if (seen.has(r.rid)) return;
-        seen.add(r.rid);
-        again.push({ rid: r.rid, input: fromRow(r) });
-      };
-      for (const r of this.store.refsByRid(this.recheck)) add(r);
-      for (const name of this.affectedNames) for (const r of this.store.refsWithLast(name)) add(r);
-    }
-    this.recheck = [];
-    this.pending = [];
-    this.affectedNames.clear();
-    this.changedFiles.clear();
+    if (this.run) this.run.interleaved = true;
+    const { fresh, again } = this.collect(this.live, selective);
+    this.live = newWork();
     this.store.transaction(() => {
       for (const w of fresh) this.write(w, false);
       for (const w of again) this.write(w, true);
       this.store.pruneVirtualEntities();
     });
     return { resolved: fresh.length + again.length };
+  }
+
+  private collect(w: Work, selective: boolean): { fresh: PendingRef[]; again: PendingRef[] } {
+    const fresh = w.pending;
+    const again: PendingRef[] = [];
+    if (selective) {
+      const seen = new Set<number>(fresh.map((p) => p.rid));
+      const add = (r: RefDbRow) => {
+        if (seen.has(r.rid)) return;
+        seen.add(r.rid);
+        again.push({ rid: r.rid, input: fromRow(r) });
+      };
+      for (const r of this.store.refsByRid(w.recheck)) add(r);
+      for (const name of w.names) for (const r of this.store.refsWithLast(name)) add(r);
+    }
+    return { fresh, again };
   }
 
   /** Re-resolves every ref in the index (after a model-wide change such as a new language). */

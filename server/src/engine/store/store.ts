@@ -206,6 +206,15 @@ export class Store {
     this.db.exec('ANALYZE');
   }
 
+  /** Opens a transaction that spans awaits; `transaction()` calls inside it become savepoints. */
+  beginLong(): void {
+    if (!this.db.inTransaction) this.db.exec('BEGIN');
+  }
+
+  commitLong(): void {
+    if (this.db.inTransaction) this.db.exec('COMMIT');
+  }
+
   transaction<T>(fn: () => T): T {
     try {
       return this.db.transaction(fn)();

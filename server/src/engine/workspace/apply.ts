@@ -5,14 +5,14 @@ import type { Graph } from '../graph/graph';
 import { importRefs } from '../graph/imports';
 import type { FileMeta, Store } from '../store/store';
 
-export function applyExtraction(store: Store, graph: Graph, lang: LanguageSupport, meta: FileMeta, ex: FileExtraction): void {
+export function applyExtraction(store: Store, graph: Graph, lang: LanguageSupport, meta: FileMeta, ex: FileExtraction, fromRun = false): void {
   graph.load(); // the model must hold the file's previous state before its rows change
   const full: FileExtraction = { ...ex, refs: ex.refs.concat(importRefs(ex, lang)) };
   const { refs, kept, removedIds } = store.replaceFile(meta, full);
-  graph.fileChanged(meta.path, lang, meta.module, full, refs, removedIds, kept);
+  graph.fileChanged(meta.path, lang, meta.module, full, refs, removedIds, kept, fromRun);
 }
 
-export function applyDeletion(store: Store, graph: Graph, path: string): void {
+export function applyDeletion(store: Store, graph: Graph, path: string, fromRun = false): void {
   graph.load();
-  graph.fileDeleted(path, store.deleteFile(path));
+  graph.fileDeleted(path, store.deleteFile(path), fromRun);
 }

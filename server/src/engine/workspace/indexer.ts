@@ -11,7 +11,6 @@ import { discover, type IgnoreRules } from './discover';
 import { processAll } from './pool';
 import type { FileJob, FileOutcome } from './process';
 
-const COMMIT_FILES = 400;
 const COMMIT_MS = 2000;
 /** Cold runs at least this big load without secondary indexes and build them at the end. */
 const BULK_MIN_FILES = 200;
@@ -51,27 +50,26 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
   const deletedPaths = [...known.keys()].filter((p) => !seen.has(p) && !ctx.openFiles.has(p));
   const skipped = [...found.skipped];
   for (const s of found.skipped) ctx.log(`skipped ${s.file}: ${s.reason}`);
-  if (deletedPaths.length) store.transaction(() => deletedPaths.forEach((p) => applyDeletion(store, graph, p)));
+  graph.beginRun();
+  if (deletedPaths.length) store.transaction(() => deletedPaths.forEach((p) => applyDeletion(store, graph, p, true)));
 
   let done = 0;
   let parsed = 0;
   const total = jobs.length;
   onProgress?.({ done, total });
-  // Commits are expensive (each one writes and checkpoints the WAL): write outcomes in large
-  // transactions, at most a couple of seconds apart so a crash loses little.
   const bulk = cold && jobs.length >= BULK_MIN_FILES;
   if (bulk) store.beginBulkLoad();
-  let buffer: FileOutcome[] = [];
+  // One long transaction, committed every few seconds (commits are expensive: each one writes
+  // and checkpoints the WAL). Each batch is a savepoint inside it, written as soon as it
+  // arrives so that requests run between batches, and read what is there.
+  store.beginLong();
   let lastCommit = performance.now();
-  const write = () => {
-    const batch = buffer;
-    buffer = [];
-    lastCommit = performance.now();
+  const apply = (batch: FileOutcome[]) => {
     store.transaction(() => {
       for (const o of batch) {
         if (o.kind === 'parsed') {
           const lang = languageById(o.language)!;
-          applyExtraction(store, graph, lang, { path: o.path, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, o.extraction);
+          applyExtraction(store, graph, lang, { path: o.path, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, o.extraction, true);
           parsed++;
         } else if (o.kind === 'unchanged') {
           const k = known.get(o.path);
@@ -80,23 +78,27 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
         } else {
           skipped.push({ file: o.path, reason: o.reason });
           ctx.log(`skipped ${o.path}: ${o.reason}`);
-          if (known.has(o.path)) applyDeletion(store, graph, o.path);
+          if (known.has(o.path)) applyDeletion(store, graph, o.path, true);
         }
       }
     });
   };
   try {
     await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop }, ctx.parsers, (batch) => {
-      buffer.push(...batch);
-      if (buffer.length >= COMMIT_FILES || performance.now() - lastCommit > COMMIT_MS) write();
+      apply(batch);
+      if (performance.now() - lastCommit > COMMIT_MS) {
+        store.commitLong();
+        store.beginLong();
+        lastCommit = performance.now();
+      }
       done += batch.length;
       onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
     });
-    write();
   } finally {
+    store.commitLong();
     if (bulk) store.endBulkLoad();
   }
-  graph.flush(!cold);
+  await graph.finishRun(!cold);
   const counts = store.counts();
   return {
     files: counts.files,
