@@ -183,6 +183,10 @@ export class Store {
    */
   beginBulkLoad(): void {
     for (const name of BULK_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+    // Derived data being built from scratch: a crash means a rebuild anyway, so skip syncs and
+    // mid-load checkpoints.
+    this.db.pragma('synchronous = OFF');
+    this.db.pragma('wal_autocheckpoint = 0');
     this.bulk = true;
   }
 
@@ -204,6 +208,9 @@ export class Store {
         .run(),
     );
     this.db.exec('ANALYZE');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('wal_autocheckpoint = 1000');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /** Opens a transaction that spans awaits; `transaction()` calls inside it become savepoints. */
