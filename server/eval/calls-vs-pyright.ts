@@ -1,0 +1,274 @@
+// `node dist/server/eval/calls-vs-pyright.js [--packages json,email] [--out FILE] [--keep]`
+// NSCCN's CALLS edges measured against pyright's call hierarchy on packages of this machine's
+// Python standard library. Both tools read one temp copy of the packages; pyright is asked for
+// the outgoing calls of every function and method NSCCN indexed; the two edge sets are compared
+// per package (precision, recall, ambiguous edges apart) and the disagreements are classified.
+// Prints a table and writes bench-results/eval-calls.json.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Engine } from '../src/engine/engine';
+import { classify, type Classification } from './pyright/classify';
+import { collectPyrightCalls } from './pyright/collect';
+import { compareCalls, EntityIndex, metrics, packageOf, type Drops, type Metrics, type Pos } from './pyright/compare';
+import { PyrightClient } from './pyright/lsp-client';
+import { callersOf, readNsccnSide } from './pyright/nsccn-side';
+import { callShape } from './pyright/shape';
+import { causesText, dropsText, metricsTable } from './pyright/report';
+import { copyStdlibPackages, DEFAULT_PACKAGES } from './pyright/stdlib-workspace';
+
+export interface CallsEvalOptions {
+  packages?: string[];
+  /** JSON output; default bench-results/eval-calls.json; null: none. */
+  out?: string | null;
+  /** Requests in flight to pyright (default 4). */
+  concurrency?: number;
+  /** Timeout of one pyright request in ms (default 60 s: the machine may be busy). */
+  timeoutMs?: number;
+  /** Keep the temp workspace (and its index) for inspection. */
+  keep?: boolean;
+  /** Progress and diagnostics; default stderr. */
+  log?: (m: string) => void;
+  /** Categories printed per side (all are in the JSON). */
+  topCauses?: number;
+}
+
+export interface CallsEvalResult {
+  date: string;
+  machine: { cpus: number; node: string; loadavg: number[] };
+  pyright: string;
+  python: string;
+  stdlib: string;
+  packages: string[];
+  workspace: { files: number; bytes: number };
+  callers: {
+    functionsAndMethods: number;
+    notPrepared: number;
+    notPreparedExamples: string[];
+    /** Redefinitions (property setters, conditional defs): pyright answers for the last def. */
+    answeredElsewhere: number;
+    answeredElsewhereExamples: string[];
+    failed: number;
+    failedExamples: Array<{ id: string; error: string }>;
+  };
+  dropped: Omit<Drops, 'unmappedExamples'> & { unmappedExamples: string[] };
+  reattributedSites: number;
+  overall: Metrics;
+  /** As overall, without pyright's property-read edges (reads of @property, not calls). */
+  overallCallsOnly: Metrics;
+  perPackage: Record<string, Metrics>;
+  causes: Classification;
+  index: {
+    files: number;
+    entities: Record<string, number>;
+    /** Resolved edges by relation (engine.stats()). */
+    edges: Record<string, number>;
+    /** References of every relation left without a target (engine.stats()). */
+    unresolvedEdges: number;
+    /** CALLS references from any caller (functions, methods, classes, modules), and how many are unresolved. */
+    callReferences: number;
+    callReferencesUnresolved: number;
+  };
+  seconds: { copy: number; index: number; pyrightStart: number; pyrightCalls: number; compare: number; total: number };
+}
+
+const secs = (ms: number) => Math.round(ms / 100) / 10;
+
+export async function runCallsEval(opts: CallsEvalOptions = {}): Promise<CallsEvalResult> {
+  const log = opts.log ?? ((m: string) => process.stderr.write(m + '\n'));
+  const packages = opts.packages?.length ? opts.packages : DEFAULT_PACKAGES;
+  const t0 = Date.now();
+  const ws = copyStdlibPackages(packages);
+  const tCopied = Date.now();
+  log(`calls eval: ${ws.files} files (${(ws.bytes / 1e6).toFixed(1)} MB) of ${packages.join(', ')} copied to ${ws.root}`);
+  let engine: Engine | undefined;
+  let client: PyrightClient | undefined;
+  try {
+    engine = await Engine.open({ root: ws.root, embeddings: { model: 'none' }, log: (m) => log(`nsccn: ${m}`) });
+    await engine.indexWorkspace();
+    const tIndexed = Date.now();
+    const stats = engine.stats();
+    const side = readNsccnSide(engine);
+    const callers = callersOf(side);
+    log(`calls eval: indexed in ${secs(tIndexed - tCopied)} s; ${callers.length} functions and methods to ask pyright about`);
+
+    client = await PyrightClient.start({
+      root: ws.root,
+      requestTimeoutMs: opts.timeoutMs ?? 60_000,
+      analysis: { typeshedPaths: [ws.typeshed] },
+    });
+    const found = await client.waitForWorkspace();
+    const tStarted = Date.now();
+    log(`calls eval: pyright started in ${secs(tStarted - tIndexed)} s (${found ?? 'unknown number of'} source files)`);
+    let lastReport = Date.now();
+    const collected = await collectPyrightCalls(client, ws.root, callers, {
+      concurrency: opts.concurrency ?? 4,
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      onProgress: (done, total) => {
+        if (Date.now() - lastReport < 10_000 && done !== total) return;
+        lastReport = Date.now();
+        log(`calls eval: pyright ${done}/${total} (${secs(Date.now() - tStarted)} s)`);
+      },
+    });
+    await client.stop();
+    client = undefined;
+    const tCalls = Date.now();
+
+    const index = new EntityIndex(side.entities, side.inherits);
+    const linesCache = new Map<string, string[]>();
+    const lines = (file: string) => {
+      let l = linesCache.get(file);
+      if (!l) linesCache.set(file, (l = engine!.fileText(file).split(/\r\n|\r|\n/)));
+      return l;
+    };
+    const unanswered = new Set([...collected.notPrepared, ...collected.answeredElsewhere, ...collected.failed.map((f) => f.id)]);
+    const isCall = (file: string, site: Pos) => callShape(lines(file)[site.row] ?? '', site.column).isCall;
+    const cmp = compareCalls(index, collected.facts, side.facts, isCall, unanswered);
+    const perPackage: Record<string, Metrics> = {};
+    for (const p of packages) perPackage[p] = metrics(cmp, (c) => packageOf(index, c) === p);
+    const causes = classify(cmp, { lines, signature: (id) => side.signatures.get(id) });
+    const tCompared = Date.now();
+
+    const result: CallsEvalResult = {
+      date: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+      pyright: pyrightVersion(),
+      python: pythonVersion(),
+      stdlib: ws.stdlib,
+      packages,
+      workspace: { files: ws.files, bytes: ws.bytes },
+      callers: {
+        functionsAndMethods: callers.length,
+        notPrepared: collected.notPrepared.length,
+        notPreparedExamples: collected.notPrepared.slice(0, 10),
+        answeredElsewhere: collected.answeredElsewhere.length,
+        answeredElsewhereExamples: collected.answeredElsewhere.slice(0, 10),
+        failed: collected.failed.length,
+        failedExamples: collected.failed.slice(0, 10),
+      },
+      dropped: cmp.drops,
+      reattributedSites: cmp.reattributed,
+      overall: metrics(cmp),
+      overallCallsOnly: metrics(cmp, () => true, true),
+      perPackage,
+      causes,
+      index: {
+        files: stats.files,
+        entities: stats.entities,
+        edges: stats.edges,
+        unresolvedEdges: stats.unresolvedEdges,
+        callReferences: side.facts.length,
+        callReferencesUnresolved: side.facts.filter((f) => f.target.kind === 'unresolved').length,
+      },
+      seconds: {
+        copy: secs(tCopied - t0),
+        index: secs(tIndexed - tCopied),
+        pyrightStart: secs(tStarted - tIndexed),
+        pyrightCalls: secs(tCalls - tStarted),
+        compare: secs(tCompared - tCalls),
+        total: secs(tCompared - t0),
+      },
+    };
+    console.log(formatCallsReport(result, opts.topCauses ?? 8));
+    if (opts.out !== null) {
+      const out = opts.out ?? path.resolve('bench-results', 'eval-calls.json');
+      fs.mkdirSync(path.dirname(out), { recursive: true });
+      fs.writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+      log(`calls eval: wrote ${out}`);
+    }
+    return result;
+  } finally {
+    if (client) await client.stop();
+    if (engine) await engine.close();
+    if (opts.keep) log(`calls eval: workspace kept at ${ws.root}`);
+    else ws.dispose();
+  }
+}
+
+export function formatCallsReport(r: CallsEvalResult, topCauses: number): string {
+  const rows: Array<[string, Metrics]> = [...Object.entries(r.perPackage), ['all', r.overall], ['all, calls only', r.overallCallsOnly]];
+  const edges = Object.entries(r.index.edges).map(([k, v]) => `${k} ${v}`).join(', ');
+  return [
+    `CALLS vs pyright ${r.pyright} on Python ${r.python} stdlib: ${r.packages.join(', ')} (${r.workspace.files} files)`,
+    `Edges are (caller, callee) pairs between functions/methods of the workspace; Cls() and Cls.__init__ are one callee.`,
+    `"calls only" leaves out pyright's property reads (it reports reading a @property as a call of its getter).`,
+    '',
+    metricsTable(rows),
+    '',
+    `callers asked: ${r.callers.functionsAndMethods}; pyright had no item for ${r.callers.notPrepared}, answered for another def of the same name for ${r.callers.answeredElsewhere} (setters, conditional defs), failed for ${r.callers.failed}: those count on neither side`,
+    dropsText(r.dropped, r.reattributedSites),
+    '',
+    `NSCCN index: ${r.index.files} files; resolved edges: ${edges}; unresolved references (all relations): ${r.index.unresolvedEdges}`,
+    `NSCCN CALLS references: ${r.index.callReferences}, of which unresolved ${r.index.callReferencesUnresolved} (mostly calls into builtins and the wider stdlib)`,
+    '',
+    causesText('Missed (pyright has the edge, NSCCN does not)', r.causes.missed, topCauses),
+    '',
+    causesText('Extra (NSCCN has the edge, pyright does not)', r.causes.extra, topCauses),
+    '',
+    `time: copy ${r.seconds.copy} s, index ${r.seconds.index} s, pyright start ${r.seconds.pyrightStart} s, pyright calls ${r.seconds.pyrightCalls} s, compare ${r.seconds.compare} s, total ${r.seconds.total} s`,
+  ].join('\n');
+}
+
+function pyrightVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(require.resolve('pyright/package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function pythonVersion(): string {
+  try {
+    return execFileSync('python3', ['-c', 'import platform; print(platform.python_version())'], { encoding: 'utf8', timeout: 20_000 }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function parseCallsArgs(argv: string[]): CallsEvalOptions {
+  const o: CallsEvalOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === '--keep') {
+      o.keep = true;
+      continue;
+    }
+    if (flag === '--no-out') {
+      o.out = null;
+      continue;
+    }
+    const value = argv[++i];
+    if (value === undefined) throw new Error(`${flag} needs a value`);
+    if (flag === '--packages') o.packages = value.split(',').map((s) => s.trim()).filter(Boolean);
+    else if (flag === '--out') o.out = value;
+    else if (flag === '--concurrency') o.concurrency = positive(flag, value);
+    else if (flag === '--timeout-ms') o.timeoutMs = positive(flag, value);
+    else if (flag === '--top') o.topCauses = positive(flag, value);
+    else throw new Error(`unknown option ${flag} (known: --packages a,b --out FILE --no-out --concurrency N --timeout-ms N --top N --keep)`);
+  }
+  return o;
+}
+
+function positive(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive integer, got ${value}`);
+  return n;
+}
+
+if (require.main === module) {
+  let opts: CallsEvalOptions;
+  try {
+    opts = parseCallsArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error(`calls eval: ${(e as Error).message}`);
+    process.exit(2);
+  }
+  runCallsEval(opts).then(
+    () => undefined,
+    (e: Error) => {
+      console.error(`calls eval failed: ${e.message}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,55 @@
+// NSCCN's side of the CALLS eval, read from an indexed Engine: the entities (for target mapping
+// and caller attribution), the INHERITS edges (for the class → constructor key) and every
+// CALLS edge as a CallFact, unresolved ones included (the classifier looks at them).
+import type { Engine } from '../../src/engine/engine';
+import type { CallFact, EntityInfo } from './compare';
+
+export interface NsccnSide {
+  entities: EntityInfo[];
+  inherits: Array<[string, string]>;
+  facts: CallFact[];
+  /** Signature line of each function/method (the classifier reads parameter names). */
+  signatures: Map<string, string>;
+}
+
+export function readNsccnSide(engine: Engine): NsccnSide {
+  const entities: EntityInfo[] = [];
+  const inherits: Array<[string, string]> = [];
+  const facts: CallFact[] = [];
+  const signatures = new Map<string, string>();
+  for (const f of engine.store.files()) {
+    for (const e of engine.fileEntities(f.path)) {
+      if (!e.file || !e.span || !e.nameSpan) continue;
+      entities.push({
+        id: e.id,
+        kind: e.kind,
+        file: e.file,
+        name: e.name,
+        nameStart: e.nameSpan.start,
+        start: e.span.start,
+        end: e.span.end,
+        parent: e.parent,
+      });
+      if (e.kind === 'function' || e.kind === 'method') signatures.set(e.id, e.signature);
+      for (const x of engine.outgoing(e.id, ['CALLS', 'INHERITS'])) {
+        if (x.relation === 'INHERITS') {
+          if (x.target) inherits.push([e.id, x.target]);
+          continue;
+        }
+        facts.push({
+          caller: e.id,
+          file: x.file,
+          site: x.span.start,
+          target: x.target ? { kind: 'entity', id: x.target } : { kind: 'unresolved', name: x.targetName },
+          ambiguous: x.ambiguous,
+        });
+      }
+    }
+  }
+  return { entities, inherits, facts, signatures };
+}
+
+/** The functions and methods pyright is asked about. */
+export function callersOf(side: NsccnSide): Array<{ id: string; file: string; name: { row: number; column: number } }> {
+  return side.entities.filter((e) => e.kind === 'function' || e.kind === 'method').map((e) => ({ id: e.id, file: e.file, name: e.nameStart }));
+}
