@@ -92,7 +92,7 @@ describe('edges', () => {
         'func:shop/services/checkout.py:checkout -CALLS-> method:shop/models.py:Order.add_item',
         'func:shop/services/checkout.py:checkout -CALLS-> method:shop/models.py:Order.total',
         'func:shop/services/payments.py:_gateway -CALLS-> class:shop/services/payments.py:_gateway.Gateway',
-        'func:shop/services/payments.py:charge -CALLS-> ?send',
+        'func:shop/services/payments.py:charge -CALLS-> method:shop/services/payments.py:_gateway.Gateway.send',
         'func:shop/services/payments.py:charge -CALLS-> func:shop/services/payments.py:_gateway',
         'func:shop/services/payments.py:charge -CALLS-> func:shop/services/payments.py:validate_amount',
         'func:shop/services/payments.py:validate_amount -CALLS-> ?ValueError',

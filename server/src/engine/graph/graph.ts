@@ -56,14 +56,14 @@ export class Graph {
       if (!r.path) continue;
       let list = ents.get(r.path);
       if (!list) ents.set(r.path, (list = []));
-      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null });
+      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null, returns: r.returns, alias: r.alias });
     }
     const bindings = groupBy(this.store.importRows(), (r) => r.path);
     const attrTypes = groupBy(this.store.attrTypeRows(), (r) => r.path);
     for (const f of this.store.files()) {
       const language = languageById(f.language);
       if (!language) continue;
-      this.model.setFile({ file: f.path, language, module: f.module, entities: ents.get(f.path) ?? [], bindings: bindings.get(f.path) ?? [], attrTypes: attrTypes.get(f.path) ?? [] });
+      this.model.setFile({ file: f.path, language, module: f.module, entities: ents.get(f.path) ?? [], bindings: (bindings.get(f.path) ?? []).map((r) => ({ from: r.source, local: r.local, module: r.module, member: r.member })), attrTypes: attrTypes.get(f.path) ?? [] });
     }
   }
 
@@ -79,7 +79,7 @@ export class Graph {
     const context = JSON.stringify([
       ex.imports.map((b) => [b.local, b.module, b.member]),
       ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
-      ex.entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})`).sort(),
+      ex.entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`).sort(),
     ]);
     if (kept.length && this.contexts.get(file) !== context) w.recheck.push(...kept);
     this.contexts.set(file, context);
@@ -90,7 +90,7 @@ export class Graph {
       file,
       language,
       module,
-      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null })),
+      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null })),
       bindings: ex.imports,
       attrTypes: ex.attrTypes,
     });

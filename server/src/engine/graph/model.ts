@@ -11,9 +11,13 @@ export interface Ent {
   file: string;
   parent: string | null;
   bases: string[] | null;
+  returns?: string | null;
+  alias?: string | null;
 }
 
 export interface Binding {
+  /** Id of the function whose body holds the import; null for a module-level import. */
+  scope: string | null;
   local: string | null;
   /** Absolute dotted module (relative imports already made absolute), or as written if that failed. */
   module: string;
@@ -27,6 +31,8 @@ export interface FileSymbols {
   byQname: Map<string, Ent>;
   /** Kept apart from byQname: `copy.py` defines both module `copy` and function `copy`. */
   moduleEnt: Ent | undefined;
+  /** Qualified names defined more than once (`if X: def f() … else: def f()`): every definition. */
+  dupes: Map<string, Ent[]>;
   bindings: Binding[];
   /** class id → attribute → type expression */
   attrTypes: Map<string, Map<string, string>>;
@@ -37,7 +43,7 @@ export interface FileInput {
   language: LanguageSupport;
   module: string | null;
   entities: Ent[];
-  bindings: Array<{ local: string | null; module: string; member: string | null }>;
+  bindings: Array<{ from: string; local: string | null; module: string; member: string | null }>;
   attrTypes: Array<{ cls: string; attr: string; type: string }>;
 }
 
@@ -59,9 +65,14 @@ export class SymbolModel {
     this.removeFile(input.file);
     const byQname = new Map<string, Ent>();
     let moduleEnt: Ent | undefined;
+    const dupes = new Map<string, Ent[]>();
     for (const e of input.entities) {
       if (e.kind === 'module') moduleEnt = e;
-      else byQname.set(e.qname, e);
+      else {
+        const prev = byQname.get(e.qname);
+        if (prev && prev.kind === e.kind) dupes.set(e.qname, [...(dupes.get(e.qname) ?? [prev]), e]);
+        byQname.set(e.qname, e);
+      }
       this.byId.set(e.id, e);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) addTo(this.topByName, e.name, e);
     }
@@ -72,11 +83,12 @@ export class SymbolModel {
       if (!m.has(a.attr)) m.set(a.attr, a.type);
     }
     const bindings = input.bindings.map((b) => ({
+      scope: moduleEnt && b.from !== moduleEnt.id ? b.from : null,
       local: b.local,
       member: b.member,
       module: input.language.absoluteModule(b.module, input.file) ?? b.module,
     }));
-    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, bindings, attrTypes });
+    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, attrTypes });
     if (input.module) for (const key of moduleKeys(input.module)) addTo(this.modules, key, input.file);
     addTo(this.dirs, dirOf(input.file), input.file);
     this.generation++;

@@ -27,6 +27,7 @@ export interface Resolution {
 const NONE: Resolution = { targets: [], ambiguous: false, caught: false };
 const MAX_CANDIDATES = 5;
 const MAX_HOPS = 5;
+const MAX_NESTING = 12;
 
 interface Found {
   ents: Ent[];
@@ -36,6 +37,8 @@ const NOT_FOUND: Found = { ents: [], ambiguous: false };
 
 export class Resolver {
   private mroCache = new Map<string, { mro: Ent[]; open: boolean }>();
+  /** How deep type and alias lookups are nested: code like `x = x.copy()` must not recurse forever. */
+  private nesting = 0;
   private cacheGen = -1;
 
   constructor(private readonly model: SymbolModel) {}
@@ -205,9 +208,36 @@ export class Resolver {
     return undefined;
   }
 
-  private typeClass(fs: FileSymbols, from: Ent, type: string): Ent | undefined {
-    const t = this.single(this.path(fs, from, type, true));
-    return t && t.kind === 'class' ? t : undefined;
+  /**
+   * The class a type expression names, seen from `from`: a class; a function, method or global
+   * whose recorded type (`returns`) names one; `self.m` / `cls.m` for a method of the enclosing
+   * class. A few hops at most.
+   */
+  private typeClass(fs: FileSymbols, from: Ent, type: string, depth = 0): Ent | undefined {
+    if (depth > 4 || this.nesting > MAX_NESTING) return undefined;
+    this.nesting++;
+    try {
+      return this.typeClassOf(fs, from, type, depth);
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  private typeClassOf(fs: FileSymbols, from: Ent, type: string, depth: number): Ent | undefined {
+    let t: Ent | undefined;
+    const segs = type.split('.');
+    if ((segs[0] === 'self' || segs[0] === 'cls') && segs.length > 1) {
+      const cls = this.enclosingClass(from);
+      if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
+    } else t = this.single(this.path(fs, from, type, true));
+    if (!t) return undefined;
+    if (t.kind === 'class') return t;
+    if (t.returns && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
+      const tfs = this.model.files.get(t.file);
+      const scope = t.kind === 'global' ? tfs?.moduleEnt : t;
+      if (tfs && scope) return this.typeClass(tfs, scope, t.returns, depth + 1);
+    }
+    return undefined;
   }
 
   /** Member of a class through its MRO; undefined when absent or possibly in an external base. */
@@ -262,7 +292,7 @@ export class Resolver {
       let base: Found;
       if (i === 1) base = this.name(fs, from, prefix, guess && segs.length === 1);
       else {
-        const b = fs.bindings.find((x) => x.local === prefix);
+        const b = this.bindingFor(fs, from, prefix);
         if (!b) continue;
         base = this.binding(b, 0);
       }
@@ -270,9 +300,9 @@ export class Resolver {
         if (i === 1) return this.packagePrefix(fs, segs);
         continue;
       }
-      let cur = base.ents;
+      let cur = base.ents.flatMap((e) => this.deref(e));
       for (const s of segs.slice(i)) {
-        cur = cur.flatMap((e) => this.inside(e, s, 0));
+        cur = cur.flatMap((e) => this.inside(e, s, 0)).flatMap((e) => this.deref(e));
         if (!cur.length) return NOT_FOUND;
       }
       return { ents: cur.slice(0, MAX_CANDIDATES), ambiguous: base.ambiguous || cur.length > 1 };
@@ -299,6 +329,13 @@ export class Resolver {
       const m = this.member(e, name, () => true);
       return m ? [m] : [];
     }
+    if (e.kind === 'global' && e.returns) {
+      // An instance held by a module global (`logger = Logger()` imported elsewhere).
+      const fs = this.model.files.get(e.file);
+      const cls = fs?.moduleEnt ? this.typeClass(fs, fs.moduleEnt, e.returns) : undefined;
+      const m = cls ? this.member(cls, name, () => true) : undefined;
+      return m ? [m] : [];
+    }
     if (e.kind !== 'module') return [];
     const fs = this.model.files.get(e.file);
     if (!fs) return [];
@@ -309,7 +346,7 @@ export class Resolver {
       if (sub.length && sub[0]) return [sub[0]];
     }
     if (hops < MAX_HOPS) {
-      const b = fs.bindings.find((x) => x.local === name);
+      const b = fs.bindings.find((x) => x.local === name && x.scope === null);
       if (b) return this.binding(b, hops + 1).ents;
       for (const star of fs.bindings.filter((x) => x.member === '*')) {
         const r = this.moduleEnts(star.module).flatMap((m) => this.inside(m, name, hops + 1));
@@ -348,11 +385,11 @@ export class Resolver {
     for (let s: Ent | undefined = from; s && s.kind !== 'module'; s = s.parent ? this.model.byId.get(s.parent) : undefined) {
       if (s.kind === 'class' && s !== from) continue;
       const hit = fs.byQname.get(`${s.qname}.${n}`);
-      if (hit) return { ents: [hit], ambiguous: false };
+      if (hit) return this.allDefinitions(fs, hit);
     }
     const top = fs.byQname.get(n);
-    if (top && top.kind !== 'module' && top.kind !== 'attr') return { ents: [top], ambiguous: false };
-    const b = fs.bindings.find((x) => x.local === n);
+    if (top && top.kind !== 'module' && top.kind !== 'attr') return this.allDefinitions(fs, top);
+    const b = this.bindingFor(fs, from, n);
     if (b) return this.binding(b, 0);
     for (const star of fs.bindings.filter((x) => x.member === '*')) {
       const r = this.moduleEnts(star.module).flatMap((m) => this.inside(m, n, 1));
@@ -372,6 +409,55 @@ export class Resolver {
   }
 
   // --- helpers ---------------------------------------------------------------------------------
+
+  /** The import binding of `local` visible from `from`: the innermost function's own first. */
+  private bindingFor(fs: FileSymbols, from: Ent, local: string): FileSymbols['bindings'][number] | undefined {
+    let best: FileSymbols['bindings'][number] | undefined;
+    let bestDepth = -1;
+    for (const b of fs.bindings) {
+      if (b.local !== local) continue;
+      if (b.scope === null) {
+        if (bestDepth < 0) {
+          best = b;
+          bestDepth = 0;
+        }
+        continue;
+      }
+      let depth = 1;
+      for (let s: Ent | undefined = from; s; s = s.parent ? this.model.byId.get(s.parent) : undefined, depth++) {
+        if (s.id === b.scope) {
+          const d = 1000 - depth; // the nearer the scope, the better
+          if (d > bestDepth) {
+            best = b;
+            bestDepth = d;
+          }
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
+  /** A name defined more than once in a file (conditional definitions): every candidate. */
+  private allDefinitions(fs: FileSymbols, e: Ent): Found {
+    const all = fs.dupes.get(e.qname);
+    return all ? { ents: all, ambiguous: true } : { ents: [e], ambiguous: false };
+  }
+
+  /** A global that is another name (`X = Y`) stands for what that name resolves to. */
+  private deref(e: Ent, depth = 0): Ent[] {
+    if (e.kind !== 'global' || !e.alias || depth > 3 || this.nesting > MAX_NESTING) return [e];
+    const fs = this.model.files.get(e.file);
+    const scope = fs?.moduleEnt;
+    if (!fs || !scope) return [e];
+    this.nesting++;
+    try {
+      const found = this.path(fs, scope, e.alias, false);
+      return found.ents.length ? found.ents.filter((x) => x !== e).flatMap((x) => this.deref(x, depth + 1)) : [e];
+    } finally {
+      this.nesting--;
+    }
+  }
 
   private single(f: Found): Ent | undefined {
     return f.ents.length === 1 ? f.ents[0] : undefined;

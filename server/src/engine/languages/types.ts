@@ -34,6 +34,14 @@ export interface ExtractedEntity {
   docstring: string | null;
   /** Base-class expressions as written (classes only). */
   bases?: string[];
+  /**
+   * The type this entity yields, as written: a function's return type (annotated, or inferred
+   * from `return Cls(...)`, `return self`), a global's type when it is built by a call
+   * (`logger = getLogger()` → `getLogger`). Resolved by the graph in the entity's own scope.
+   */
+  returns?: string;
+  /** A global that is another name (`isfuture = base_futures.isfuture`, `_PyFuture = Future`). */
+  alias?: string;
   /** Significant words of the body (identifiers, string words), capped: feeds lexical search. */
   body: string;
 }

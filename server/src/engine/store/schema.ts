@@ -1,6 +1,6 @@
 // The index schema. Bump SCHEMA_VERSION for any change; `migrate` knows how to move an older
 // index forward or, where that is not worth it, to rebuild (the index is derived data).
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -32,6 +32,8 @@ CREATE TABLE IF NOT EXISTS entities (
   docstring TEXT,
   decorators TEXT,
   bases TEXT,
+  returns TEXT,
+  alias TEXT,
   body TEXT NOT NULL DEFAULT '',
   content_hash TEXT NOT NULL DEFAULT ''
 );

@@ -75,6 +75,8 @@ export interface EntityLiteRow {
   path: string | null;
   parent: string | null;
   bases: string | null;
+  returns: string | null;
+  alias: string | null;
 }
 
 const ENTITY_COLS = `e.eid, e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.sr, e.sc, e.er, e.ec,
@@ -117,14 +119,15 @@ export class Store {
       shiftRefs: p(`UPDATE refs SET sr = sr + (CASE WHEN sr > @row THEN @d ELSE 0 END), er = er + @d WHERE fid = @fid AND er > @row`),
       deleteRef: p('DELETE FROM refs WHERE rid = ?'),
       upsertEntity: p(`INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
-          signature, docstring, decorators, bases, body, content_hash)
+          signature, docstring, decorators, bases, returns, alias, body, content_hash)
         VALUES (@id, @kind, @name, @qname, @fid, @parent, @sr, @sc, @er, @ec, @nsr, @nsc, @ner, @nec,
-          @signature, @docstring, @decorators, @bases, @body, @contentHash)
+          @signature, @docstring, @decorators, @bases, @returns, @alias, @body, @contentHash)
         ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, name = excluded.name, qname = excluded.qname,
           fid = excluded.fid, parent = excluded.parent, sr = excluded.sr, sc = excluded.sc, er = excluded.er,
           ec = excluded.ec, nsr = excluded.nsr, nsc = excluded.nsc, ner = excluded.ner, nec = excluded.nec,
           signature = excluded.signature, docstring = excluded.docstring, decorators = excluded.decorators,
-          bases = excluded.bases, body = excluded.body, content_hash = excluded.content_hash
+          bases = excluded.bases, returns = excluded.returns, alias = excluded.alias, body = excluded.body,
+          content_hash = excluded.content_hash
         RETURNING eid`),
       upsertVirtual: p(`INSERT INTO entities(id, kind, name, qname, signature) VALUES (?, ?, ?, ?, ?)
         ON CONFLICT(id) DO NOTHING`),
@@ -147,7 +150,7 @@ export class Store {
       entityByEid: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.eid = ?`),
       entitiesOfPath: p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE f.path = ? ORDER BY e.sr, e.sc, e.eid`),
       entitiesByName: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.name = ? LIMIT 50`),
-      allEntityLites: p(`SELECT e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.bases FROM entities e
+      allEntityLites: p(`SELECT e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.bases, e.returns, e.alias FROM entities e
         JOIN files f ON f.fid = e.fid`),
       allImports: p('SELECT f.path AS path, i.source, i.local, i.module, i.member FROM imports i JOIN files f ON f.fid = i.fid'),
       allAttrTypes: p('SELECT f.path AS path, a.cls, a.attr, a.type FROM attr_types a JOIN files f ON f.fid = a.fid'),
@@ -523,10 +526,13 @@ function entityParams(e: ExtractedEntity, fid: number) {
     docstring: e.docstring,
     decorators: e.decorators.length ? JSON.stringify(e.decorators) : null,
     bases: e.bases && e.bases.length ? JSON.stringify(e.bases) : null,
+    returns: e.returns ?? null,
+    alias: e.alias ?? null,
     body: e.body,
     contentHash: createHash('sha1')
       .update(e.signature).update('\0').update(e.docstring ?? '').update('\0').update(e.body)
       .update('\0').update(e.decorators.join('\n')).update('\0').update((e.bases ?? []).join(','))
+      .update('\0').update(e.returns ?? '').update('\0').update(e.alias ?? '')
       .digest('hex').slice(0, 16),
   };
 }

@@ -29,6 +29,8 @@ interface Pending {
   mode?: 'constant' | 'globalOnly' | 'container';
   /** Top-level definition the reference is in (index into `sections`), or -1. */
   section: number;
+  /** Set for a call on the result of calling `path`: the method called on it. */
+  member?: string;
 }
 
 /** What one top-level definition contributed: reused as is when its text has not changed. */
@@ -71,7 +73,7 @@ export class PythonExtractor {
   private readonly attrTypes: AttrType[] = [];
   private readonly pending: Pending[] = [];
   private readonly idCounts = new Map<string, number>();
-  private readonly memberIds = new Set<string>();
+  private readonly memberIds = new Map<string, ExtractedEntity>();
   private readonly scopes: Scope[] = [];
   /** Handler types of the enclosing `try` bodies in the current function, outermost first. */
   private catchStack: string[][] = [];
@@ -186,7 +188,7 @@ export class PythonExtractor {
     sec.members = old.members.map((e) => ({ ...move(e), nameSpan: delta ? shift(e.nameSpan, delta) : e.nameSpan }));
     sec.refs = old.refs.map(move);
     for (const e of sec.entities) this.idCounts.set(e.id, 1);
-    for (const m of sec.members) this.memberIds.add(m.id);
+    for (const m of sec.members) this.memberIds.set(m.id, m);
     this.entities.push(...sec.entities);
     this.members.push(...sec.members);
     this.refs.push(...sec.refs);
@@ -221,17 +223,20 @@ export class PythonExtractor {
   }
 
   /** A class attribute (`Cls.x`) or module global (`X`), declared once at its first binding. */
-  private member(scope: Scope, name: string, at: Node): void {
+  private member(scope: Scope, name: string, at: Node): ExtractedEntity {
     const kind: CodeKind = scope.kind === 'class' ? 'attr' : 'global';
     const qname = scope.kind === 'class' ? `${scope.ent.qname}.${name}` : name;
     const id = entityId(kind, this.file, qname);
-    if (this.memberIds.has(id)) return;
-    this.memberIds.add(id);
+    const known = this.memberIds.get(id);
+    if (known) return known;
     const line = this.source.slice(at.startIndex, Math.min(at.endIndex, at.startIndex + 200)).split('\n')[0];
-    this.members.push({
+    const ent: ExtractedEntity = {
       id, kind, name, qname, parent: scope.ent.id, span: span(at), nameSpan: span(at),
       signature: line, decorators: [], docstring: null, body: '',
-    });
+    };
+    this.memberIds.set(id, ent);
+    this.members.push(ent);
+    return ent;
   }
 
   private definition(node: Node, scope: Scope, decorators: Node[], outer: Node): void {
@@ -260,6 +265,8 @@ export class PythonExtractor {
       docstring: this.docstringOf(body),
       body: '',
     };
+    const annotated = isClass ? null : typeName(node.childForFieldName('return_type'), this.source);
+    if (annotated) ent.returns = annotated;
     this.entities.push(ent);
     // A nested def is not added to locals: name resolution finds it in its enclosing scope.
     // Decorators run in the enclosing scope; a bare `@name` is a call of `name` with the function.
@@ -343,8 +350,10 @@ export class PythonExtractor {
         if (first && ent.kind === 'method') {
           const isStatic = decorators.includes('staticmethod');
           const isClassMethod = decorators.includes('classmethod') || ['__new__', '__init_subclass__', '__class_getitem__'].includes(ent.name);
+          // A helper def in a class body whose first parameter is not `self` (a decorator used
+          // at class level) is not a method call target of its own class.
           if (isClassMethod) inner.clsName = name;
-          else if (!isStatic) inner.selfName = name;
+          else if (!isStatic && (name === 'self' || decorators.length > 0)) inner.selfName = name;
         }
       }
       if (p.type !== 'keyword_separator' && p.type !== 'positional_separator') first = false;
@@ -391,6 +400,17 @@ export class PythonExtractor {
       case 'raise_statement':
         this.raise(node, scope);
         return;
+      case 'return_statement': {
+        const value = node.namedChild(0);
+        if (scope.kind === 'function' && value && value.type !== 'none') {
+          const callee = this.constructed(value);
+          if (callee) scope.returns.push({ call: callee });
+          else if (value.type === 'identifier') scope.returns.push({ name: this.text(value) });
+          else scope.returns.push({ other: true });
+        }
+        this.expr(value, scope);
+        return;
+      }
       case 'try_statement':
         this.tryStatement(node, scope);
         return;
@@ -457,6 +477,15 @@ export class PythonExtractor {
     if (!left) return;
     const rightType = typeName(annotation, this.source) ?? this.constructed(right) ?? this.nameType(right, scope);
     this.mutationTarget(left, scope, rightType, false);
+    if (scope.kind === 'module' && left.type === 'identifier') {
+      // What a module global is, for other files: another name, or an instance built by a call.
+      const g = this.memberIds.get(entityId('global', this.file, this.text(left)));
+      if (g && g.nameSpan.start.row === left.startPosition.row && g.nameSpan.start.column === left.startPosition.column) {
+        const alias = right && (right.type === 'identifier' || right.type === 'attribute') ? dotted(right, this.source) : null;
+        if (alias) g.alias = alias;
+        else if (rightType) g.returns = rightType;
+      }
+    }
   }
 
   /** The class an expression constructs, as written (`Repo(...)` → `Repo`); null otherwise. */
@@ -630,7 +659,8 @@ export class PythonExtractor {
   }
 
   private importStatement(node: Node, scope: Scope): void {
-    const from = this.module.ent.id;
+    // An import inside a function binds in that function only.
+    const from = scope.kind === 'function' ? scope.ent.id : this.module.ent.id;
     const bind = (local: string | null, module: string, member: string | null, at: Node) => {
       this.imports.push({ from, local, module, member, span: span(at) });
       const full = member && member !== '*' ? `${module}.${member}` : module;
@@ -660,7 +690,6 @@ export class PythonExtractor {
         if (name && alias) bind(this.text(alias), module, this.text(name), n);
       } else if (n.type === 'dotted_name') bind(this.text(n), module, this.text(n), n);
     }
-    void scope;
   }
 
   // --- expressions ---------------------------------------------------------------------------
@@ -684,6 +713,9 @@ export class PythonExtractor {
         this.subscript(node, scope);
         return;
       case 'string':
+        // Only f-strings hold code: their `{...}` interpolations.
+        for (const c of node.namedChildren) if (c?.type === 'interpolation') this.expr(c.namedChild(0), scope);
+        return;
       case 'integer':
       case 'float':
       case 'true':
@@ -796,7 +828,10 @@ export class PythonExtractor {
           const member = this.text(attr);
           this.word(member, scope);
           const isSuper = obj?.type === 'call' && obj.childForFieldName('function')?.type === 'identifier' && this.text(obj.childForFieldName('function')!) === 'super';
-          this.refs.push({ from: scope.ent.id, relation: 'CALLS', target: member, receiver: isSuper ? { kind: 'super' } : { kind: 'expr' }, span: span(attr), catches: this.catches() });
+          // `Parser(...).parse()`, `self.loop().stop()`: the receiver is what that call returns.
+          const made = !isSuper ? this.constructed(obj) : null;
+          if (made) this.deferTyped(scope, made, member, attr);
+          else this.refs.push({ from: scope.ent.id, relation: 'CALLS', target: member, receiver: isSuper ? { kind: 'super' } : { kind: 'expr' }, span: span(attr), catches: this.catches() });
           if (isSuper) {
             this.expr(obj!.childForFieldName('arguments'), scope);
             return;
@@ -834,6 +869,11 @@ export class PythonExtractor {
     this.pending.push({ scope, relation, path, span: span(at), catches: relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined, mode, section: this.section });
   }
 
+  /** A call on what `callee(...)` returns; the callee's own first name is bound at the end. */
+  private deferTyped(scope: Scope, callee: string, member: string, at: Node): void {
+    this.pending.push({ scope, relation: 'CALLS', path: callee, span: span(at), catches: this.catches(), section: this.section, member });
+  }
+
   private catches(): string[] | undefined {
     if (!this.catchStack.length) return undefined;
     const out: string[] = [];
@@ -855,6 +895,11 @@ export class PythonExtractor {
       const from = p.scope.ent.id;
       const base: Omit<RawRef, 'target'> = { from, relation: p.relation, span: p.span };
       if (p.catches) base.catches = p.catches;
+      if (p.member !== undefined) {
+        const type = this.callType(p.scope, p.path);
+        emit(p, type ? { ...base, target: p.member, receiver: { kind: 'typed', type } } : { ...base, target: p.member, receiver: { kind: 'expr' } });
+        continue;
+      }
       if (p.relation === 'READS_CONFIG') {
         if (b.kind !== 'name') continue;
         const key = `${from}\0${p.path}`;
@@ -877,13 +922,15 @@ export class PythonExtractor {
           }
           emit(p, { ...base, target: rest, receiver: { kind: b.kind } });
           break;
-        case 'typed':
-          if (!rest) {
-            if (p.relation === 'CALLS') emit(p, { ...base, target: segs[0], receiver: { kind: 'expr' } });
+        case 'typed': {
+          const type = this.canonicalType(p.scope, b.type);
+          if (!rest || !type) {
+            if (p.relation === 'CALLS') emit(p, { ...base, target: rest ? segs[segs.length - 1] : segs[0], receiver: { kind: 'expr' } });
             continue;
           }
-          emit(p, { ...base, target: rest, receiver: { kind: 'typed', type: b.type } });
+          emit(p, { ...base, target: rest, receiver: { kind: 'typed', type } });
           break;
+        }
         case 'local':
           if (p.relation === 'CALLS') emit(p, { ...base, target: segs[segs.length - 1], receiver: { kind: 'expr' } });
           break;
@@ -898,9 +945,65 @@ export class PythonExtractor {
       }
     }
     for (const s of this.scopes) {
+      if (s.kind === 'function' && !s.ent.returns && s.returns.length) {
+        const types = new Set(s.returns.map((r) => ('call' in r ? this.callType(s, r.call) : 'name' in r ? this.nameTypeOf(s, r.name) : null)));
+        const [only] = types;
+        if (types.size === 1 && only) s.ent.returns = only;
+      }
       if (s.kind === 'module' || !s.words.size) continue;
       s.ent.body = [...s.words].slice(0, MAX_BODY_WORDS).join(' ');
     }
+  }
+
+  /**
+   * The type expression of what calling `callee` returns, for the graph to resolve in this
+   * scope: `self.m` / `cls.m` for methods of the enclosing class, `T.m` for a local of type T,
+   * the class itself for `cls()`, the callee as written for other names; null when unknown.
+   */
+  private callType(scope: Scope, callee: string): string | null {
+    const segs = callee.split('.');
+    const rest = segs.slice(1).join('.');
+    const b = bindName(scope, segs[0]);
+    switch (b.kind) {
+      case 'self':
+        return rest ? `self.${rest}` : null;
+      case 'cls':
+        return rest ? `cls.${rest}` : b.scope.ent.qname;
+      case 'typed': {
+        const t = this.canonicalType(scope, b.type);
+        return rest && t ? `${t}.${rest}` : null;
+      }
+      case 'local':
+        return null;
+      default:
+        return callee;
+    }
+  }
+
+  /**
+   * A recorded type expression made resolvable outside this function: a first name that is a
+   * typed local is replaced by its type (`y.make` → `T.make`); one that is an untyped local
+   * makes it unknown (null), so the graph never resolves it to a same-named global.
+   */
+  private canonicalType(scope: Scope, type: string, depth = 0): string | null {
+    const dot = type.indexOf('.');
+    const head = dot < 0 ? type : type.slice(0, dot);
+    const rest = dot < 0 ? '' : type.slice(dot);
+    const b = bindName(scope, head);
+    if (b.kind === 'local') return null;
+    if (b.kind === 'typed' && depth < 3 && b.type !== type) {
+      const inner = this.canonicalType(scope, b.type, depth + 1);
+      return inner ? inner + rest : null;
+    }
+    return type;
+  }
+
+  /** The type of a returned name: `self` → its class; a local of known type → that type. */
+  private nameTypeOf(scope: Scope, name: string): string | null {
+    const b = bindName(scope, name);
+    if (b.kind === 'self' && scope.cls) return scope.cls.ent.qname;
+    if (b.kind === 'typed') return this.canonicalType(scope, b.type);
+    return null;
   }
 
   // --- small helpers -------------------------------------------------------------------------

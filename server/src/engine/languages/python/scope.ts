@@ -20,6 +20,8 @@ export interface Scope {
   clsName: string | null;
   /** Identifiers seen in the body, for lexical search. */
   words: Set<string>;
+  /** What the function's `return` statements return, for its inferred return type. */
+  returns: Array<{ call: string } | { name: string } | { other: true }>;
 }
 
 export type Binding =
@@ -41,6 +43,7 @@ export function newScope(ent: ExtractedEntity, kind: Scope['kind'], parent: Scop
     selfName: null,
     clsName: null,
     words: new Set(),
+    returns: [],
   };
 }
 
