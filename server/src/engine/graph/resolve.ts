@@ -224,6 +224,13 @@ export class Resolver {
   }
 
   private typeClassOf(fs: FileSymbols, from: Ent, type: string, depth: number): Ent | undefined {
+    if (type.includes('|')) {
+      for (const alt of type.split('|')) {
+        const c = this.typeClassOf(fs, from, alt, depth);
+        if (c) return c;
+      }
+      return undefined;
+    }
     let t: Ent | undefined;
     const segs = type.split('.');
     if ((segs[0] === 'self' || segs[0] === 'cls') && segs.length > 1) {

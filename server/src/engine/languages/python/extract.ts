@@ -946,9 +946,11 @@ export class PythonExtractor {
     }
     for (const s of this.scopes) {
       if (s.kind === 'function' && !s.ent.returns && s.returns.length) {
+        // Every type we can tell, as alternatives (`A|B`): the graph takes the first that
+        // names a class. Returns we cannot type do not veto the others.
         const types = new Set(s.returns.map((r) => ('call' in r ? this.callType(s, r.call) : 'name' in r ? this.nameTypeOf(s, r.name) : null)));
-        const [only] = types;
-        if (types.size === 1 && only) s.ent.returns = only;
+        types.delete(null);
+        if (types.size && types.size <= 3) s.ent.returns = [...types].join('|');
       }
       if (s.kind === 'module' || !s.words.size) continue;
       s.ent.body = [...s.words].slice(0, MAX_BODY_WORDS).join(' ');
