@@ -58,6 +58,26 @@ describe('nsccn', () => {
     expect(nsccn('skeleton', '../../etc/passwd').code).toBe(1);
   });
 
+  test('an index locked by another process is a clear error, and nothing is lost', async () => {
+    const Database = (await import('better-sqlite3')).default;
+    const holder = new Database(path.join(root, '.nsccn/index.db'));
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      fs.writeFileSync(path.join(root, 'shop/extra.py'), 'def extra():\n    return 1\n');
+      const r = nsccn('index');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^nsccn: the index (is busy|.*is locked)/);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    const again = nsccn('index', '--json');
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ files: 8, parsed: 1 });
+    fs.rmSync(path.join(root, 'shop/extra.py'));
+    nsccn('index');
+  }, 30_000);
+
   test('bad usage exits 2', () => {
     expect(nsccn('trace', 'x', '--depth', '99').code).toBe(2);
     expect(nsccn('frobnicate').code).toBe(2);

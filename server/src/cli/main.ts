@@ -4,7 +4,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { TRACE_DEFAULT_DEPTH, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, type TraceDirection } from '../../../protocol';
 import { Engine } from '../engine/engine';
-import { isEngineError } from '../engine/errors';
+import { fromStoreError, isEngineError } from '../engine/errors';
 import { formatSearch, formatStats, formatSummary, formatTrace } from './output';
 import { openEngine, runIndex, type GlobalOptions } from './run';
 
@@ -107,7 +107,8 @@ export async function main(argv: string[]): Promise<number> {
       if (e.exitCode === 0) return 0; // --help, --version
       return 2;
     }
-    const msg = isEngineError(e) ? e.message : (e as Error)?.message ?? String(e);
+    const err = fromStoreError(e);
+    const msg = isEngineError(err) ? err.message : (err as Error)?.message ?? String(err);
     process.stderr.write(`nsccn: ${msg.split('\n')[0]}\n`);
     return 1;
   }

@@ -3,7 +3,7 @@
 // prints), and nothing a client sends can take the server down.
 import { ResponseError, ErrorCodes as RpcErrorCodes } from 'vscode-languageserver/node';
 import { ErrorCodes, type ErrorData } from '../../../protocol';
-import { EngineError, isEngineError } from '../engine/errors';
+import { EngineError, fromStoreError, isEngineError } from '../engine/errors';
 
 export type Logger = (message: string) => void;
 
@@ -13,7 +13,8 @@ export function invalidParams(method: string, message: string): EngineError {
 }
 
 /** Maps anything thrown by a handler to the ResponseError sent back. */
-export function toResponseError(method: string, e: unknown): ResponseError<ErrorData | undefined> {
+export function toResponseError(method: string, raw: unknown): ResponseError<ErrorData | undefined> {
+  const e = fromStoreError(raw);
   if (e instanceof ResponseError) return e as ResponseError<ErrorData | undefined>;
   if (isEngineError(e)) return new ResponseError(e.code, e.message, e.data);
   const message = e instanceof Error ? e.message : String(e);
