@@ -8,6 +8,7 @@ import { callCounts, callCountsTitle } from './callHierarchy';
 import { toRange } from './convert';
 import { entityAtCursor } from './cursor';
 import type { Workspaces } from './workspaces';
+import { languageForPath } from '../engine/languages/registry';
 
 export function hover(workspaces: Workspaces, uri: string, pos: Position): Hover | null {
   const { ws, path } = workspaces.route(uri);
@@ -33,6 +34,7 @@ export function hoverMarkdown(engine: Engine, e: EntityRow): string {
   return parts.join('\n\n---\n\n');
 }
 
+/** The fence tag of a code block: the id of the language the file is in. */
 function languageTag(file: string): string {
-  return file.endsWith('.py') || file.endsWith('.pyi') ? 'python' : '';
+  return languageForPath(file)?.id ?? '';
 }
