@@ -109,6 +109,32 @@ describe('edges', () => {
   ])('%s', (_what, edge) => has(edge));
 });
 
+describe('properties', () => {
+  test('reading a property calls its getter; reading a plain attribute is no call', async () => {
+    ws.write('service/props.py', [
+      'class Box:',
+      '    def __init__(self):',
+      '        self.size = 1',
+      '',
+      '    @property',
+      '    def area(self):',
+      '        return self.size * self.size',
+      '',
+      '    @area.setter',
+      '    def area(self, value):',
+      '        self.size = value',
+      '',
+      '    def describe(self):',
+      '        return f"{self.area} from {self.size}"',
+      '',
+    ].join('\n'));
+    await ws.engine.indexWorkspace();
+    expect(ws.engine.outgoing('method:service/props.py:Box.describe').map((e) => `${e.relation} ${e.target}`)).toEqual(['CALLS method:service/props.py:Box.area']);
+    ws.remove('service/props.py');
+    await ws.engine.indexWorkspace();
+  });
+});
+
 describe('trace directions', () => {
   test('errors: what escapes, and what a try catches', () => {
     expect(ws.engine.trace({ id: 'method:service/core.py:Service.charge', direction: 'errors' }).escaping).toEqual(['class:service/errors.py:Declined', 'class:service/errors.py:NotFound']);

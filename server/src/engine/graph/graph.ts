@@ -56,7 +56,7 @@ export class Graph {
       if (!r.path) continue;
       let list = ents.get(r.path);
       if (!list) ents.set(r.path, (list = []));
-      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null, returns: r.returns, alias: r.alias });
+      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null, returns: r.returns, alias: r.alias, property: isPropertyGetter(r.decorators ? (JSON.parse(r.decorators) as string[]) : []) });
     }
     const bindings = groupBy(this.store.importRows(), (r) => r.path);
     const attrTypes = groupBy(this.store.attrTypeRows(), (r) => r.path);
@@ -90,7 +90,7 @@ export class Graph {
       file,
       language,
       module,
-      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null })),
+      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null, property: isPropertyGetter(e.decorators) })),
       bindings: ex.imports,
       attrTypes: ex.attrTypes,
     });
@@ -211,6 +211,7 @@ function fromRaw(file: string, r: RawRef): RefInput {
     rtype: r.receiver?.kind === 'typed' ? r.receiver.type : null,
     configKind: r.configKind ?? null,
     catches: r.catches && r.catches.length ? r.catches : null,
+    access: !!r.access,
   };
 }
 
@@ -224,7 +225,14 @@ function fromRow(r: RefDbRow): RefInput {
     rtype: r.rtype,
     configKind: r.config_kind,
     catches: r.catches ? (JSON.parse(r.catches) as string[]) : null,
+    access: r.access === 1,
   };
+}
+
+const GETTERS = /^(property|(\w+\.)*cached_property|abc\.abstractproperty|\w+\.getter)$/;
+
+function isPropertyGetter(decorators: string[]): boolean {
+  return decorators.some((d) => GETTERS.test(d));
 }
 
 function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {

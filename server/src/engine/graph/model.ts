@@ -13,6 +13,8 @@ export interface Ent {
   bases: string[] | null;
   returns?: string | null;
   alias?: string | null;
+  /** A property getter: reading the attribute calls it. */
+  property?: boolean;
 }
 
 export interface Binding {

@@ -13,6 +13,8 @@ export interface RefInput {
   rtype: string | null;
   configKind: string | null;
   catches: string[] | null;
+  /** A CALLS made by reading an attribute: only a property getter is a target. */
+  access?: boolean;
 }
 
 export interface Resolution {
@@ -73,6 +75,15 @@ export class Resolver {
 
   private calls(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
     const found = this.withReceiver(fs, from, ref);
+    if (ref.access) {
+      // `self.name` calls the getter of property `name` (a setter of the same name may have
+      // won the lookup: take the getter among the definitions of that name).
+      const getters = found.ents.flatMap((e) => {
+        const all = this.model.files.get(e.file)?.dupes.get(e.qname) ?? [e];
+        return all.filter((x) => x.property && x.kind === 'method');
+      });
+      return getters.length ? { targets: [getters[0].id], ambiguous: false, caught: false } : NONE;
+    }
     const ents = found.ents.map((e) => (e.kind === 'class' ? this.constructorOf(e) : e));
     return this.result({ ents, ambiguous: found.ambiguous }, (e) => e.kind !== 'module');
   }

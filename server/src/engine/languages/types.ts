@@ -75,6 +75,8 @@ export interface RawRef {
   catches?: string[];
   /** PROPAGATES_ERROR: a bare `raise` re-raising what an `except` caught. */
   reraise?: boolean;
+  /** CALLS by reading an attribute (`self.name`): counts only if the target is a property getter. */
+  access?: boolean;
 }
 
 export interface ImportBinding {

@@ -48,6 +48,7 @@ export interface RefDbRow {
   config_kind: string | null;
   catches: string | null;
   reraise: number;
+  access: number;
   sr: number;
   sc: number;
   er: number;

@@ -1,6 +1,6 @@
 // The index schema. Bump SCHEMA_VERSION for any change; `migrate` knows how to move an older
 // index forward or, where that is not worth it, to rebuild (the index is derived data).
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS refs (
   config_kind TEXT,
   catches TEXT,
   reraise INTEGER NOT NULL DEFAULT 0,
+  access INTEGER NOT NULL DEFAULT 0,
   sr INTEGER NOT NULL, sc INTEGER NOT NULL, er INTEGER NOT NULL, ec INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS refs_fid ON refs(fid);

@@ -60,6 +60,7 @@ interface OldRef {
   config_kind: string | null;
   catches: string | null;
   reraise: number;
+  access: number;
   sr: number;
   sc: number;
   er: number;
@@ -77,12 +78,13 @@ export interface EntityLiteRow {
   bases: string | null;
   returns: string | null;
   alias: string | null;
+  decorators: string | null;
 }
 
 const ENTITY_COLS = `e.eid, e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.sr, e.sc, e.er, e.ec,
   e.nsr, e.nsc, e.ner, e.nec, e.signature, e.docstring, e.decorators`;
 const REF_COLS = `r.rid, r.fid, f.path AS path, s.id AS source, r.relation, r.target, r.last, r.receiver, r.rtype,
-  r.config_kind, r.catches, r.reraise, r.sr, r.sc, r.er, r.ec`;
+  r.config_kind, r.catches, r.reraise, r.access, r.sr, r.sc, r.er, r.ec`;
 
 export class Store {
   private readonly s;
@@ -111,7 +113,7 @@ export class Store {
       entityIdsOfFile: p('SELECT eid, id FROM entities WHERE fid = ?'),
       entitiesOfFid: p(`SELECT eid, id, kind, name, qname, parent, sr, sc, er, ec, nsr, nsc, ner, nec, content_hash
         FROM entities WHERE fid = ?`),
-      refsOfFid: p('SELECT rid, src, relation, target, receiver, rtype, config_kind, catches, reraise, sr, sc, er, ec FROM refs WHERE fid = ?'),
+      refsOfFid: p('SELECT rid, src, relation, target, receiver, rtype, config_kind, catches, reraise, access, sr, sc, er, ec FROM refs WHERE fid = ?'),
       moveRef: p('UPDATE refs SET sr = ?, sc = ?, er = ?, ec = ? WHERE rid = ?'),
       shiftEntities: p(`UPDATE entities SET sr = sr + (CASE WHEN sr > @row THEN @d ELSE 0 END), er = er + @d,
         nsr = nsr + (CASE WHEN nsr > @row THEN @d ELSE 0 END), ner = ner + (CASE WHEN ner > @row THEN @d ELSE 0 END)
@@ -137,8 +139,8 @@ export class Store {
       refsOfFileRids: p('SELECT rid FROM refs WHERE fid = ?'),
       deleteEdgesOfFile: p('DELETE FROM edges WHERE rid IN (SELECT rid FROM refs WHERE fid = ?)'),
       deleteRefsOfFile: p('DELETE FROM refs WHERE fid = ?'),
-      insertRef: p(`INSERT INTO refs(fid, src, relation, target, last, receiver, rtype, config_kind, catches, reraise, sr, sc, er, ec)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertRef: p(`INSERT INTO refs(fid, src, relation, target, last, receiver, rtype, config_kind, catches, reraise, access, sr, sc, er, ec)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       deleteImportsOfFile: p('DELETE FROM imports WHERE fid = ?'),
       insertImport: p('INSERT INTO imports(fid, source, local, module, member, sr, sc, er, ec) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
       deleteAttrTypesOfFile: p('DELETE FROM attr_types WHERE fid = ?'),
@@ -150,7 +152,7 @@ export class Store {
       entityByEid: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.eid = ?`),
       entitiesOfPath: p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE f.path = ? ORDER BY e.sr, e.sc, e.eid`),
       entitiesByName: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.name = ? LIMIT 50`),
-      allEntityLites: p(`SELECT e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.bases, e.returns, e.alias FROM entities e
+      allEntityLites: p(`SELECT e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.bases, e.returns, e.alias, e.decorators FROM entities e
         JOIN files f ON f.fid = e.fid`),
       allImports: p('SELECT f.path AS path, i.source, i.local, i.module, i.member FROM imports i JOIN files f ON f.fid = i.fid'),
       allAttrTypes: p('SELECT f.path AS path, a.cls, a.attr, a.type FROM attr_types a JOIN files f ON f.fid = a.fid'),
@@ -161,18 +163,18 @@ export class Store {
       refsToTarget: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src JOIN edges d ON d.rid = r.rid WHERE d.dst = (SELECT eid FROM entities WHERE id = ?)`),
       outgoing: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
         LEFT JOIN edges d ON d.rid = r.rid LEFT JOIN entities t ON t.eid = d.dst
-        WHERE r.src = (SELECT eid FROM entities WHERE id = ?) ORDER BY r.sr, r.sc`),
+        WHERE r.src = (SELECT eid FROM entities WHERE id = ?) AND (r.access = 0 OR d.rid IS NOT NULL) ORDER BY r.sr, r.sc`),
       incoming: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught FROM edges d
         JOIN entities t ON t.eid = d.dst JOIN refs r ON r.rid = d.rid JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
         WHERE d.dst = (SELECT eid FROM entities WHERE id = ?) ORDER BY f.path, r.sr, r.sc`),
       incomingByName: p(`SELECT ${REF_COLS}, NULL AS edge_target, 0 AS ambiguous, 0 AS caught FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
-        WHERE r.last = ? AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)`),
+        WHERE r.last = ? AND r.access = 0 AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)`),
       countFiles: p('SELECT count(*) AS n FROM files'),
       countEntities: p("SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL"),
       countEdges: p('SELECT count(*) AS n FROM edges'),
       entityKindCounts: p('SELECT kind, count(*) AS n FROM entities GROUP BY kind'),
       edgeRelationCounts: p('SELECT r.relation, count(*) AS n FROM edges d JOIN refs r ON r.rid = d.rid GROUP BY r.relation'),
-      unresolvedCount: p('SELECT count(*) AS n FROM refs r WHERE NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)'),
+      unresolvedCount: p('SELECT count(*) AS n FROM refs r WHERE r.access = 0 AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)'),
       skeletonGet: p('SELECT s.hash, s.json FROM skeletons s JOIN files f ON f.fid = s.fid WHERE f.path = ?'),
       skeletonPut: p('INSERT OR REPLACE INTO skeletons(fid, hash, json) VALUES ((SELECT fid FROM files WHERE path = ?), ?, ?)'),
       idsLike: p(`SELECT id FROM entities WHERE id LIKE ? ESCAPE '\\' LIMIT 200`),
@@ -295,7 +297,7 @@ export class Store {
     const previous = new Map<string, OldRef[]>();
     if (!isNew) {
       for (const r of cached ? cached.refs : (this.s.refsOfFid.all(fid) as OldRef[])) {
-        const key = refKey(r.src, r.relation, r.target, r.receiver, r.rtype, r.config_kind, r.catches, r.reraise);
+        const key = refKey(r.src, r.relation, r.target, r.receiver, r.rtype, r.config_kind, r.catches, r.reraise, r.access);
         const list = previous.get(key);
         if (list) list.push(r);
         else previous.set(key, [r]);
@@ -308,7 +310,7 @@ export class Store {
       const src = eids.get(ref.from);
       if (src === undefined) continue;
       const v = refValues(ref);
-      const match = previous.get(refKey(src, ref.relation, ref.target, v.receiver, v.rtype, v.configKind, v.catches, v.reraise))?.pop();
+      const match = previous.get(refKey(src, ref.relation, ref.target, v.receiver, v.rtype, v.configKind, v.catches, v.reraise, v.access))?.pop();
       const sp = ref.span;
       if (match) {
         if (match.sr !== sp.start.row || match.sc !== sp.start.column || match.er !== sp.end.row || match.ec !== sp.end.column) {
@@ -370,7 +372,7 @@ export class Store {
     const v = refValues(r);
     const s = r.span;
     const last = r.relation === 'READS_CONFIG' ? r.target : lastSegment(r.target);
-    const info = this.s.insertRef.run(fid, src, r.relation, r.target, last, v.receiver, v.rtype, v.configKind, v.catches, v.reraise, s.start.row, s.start.column, s.end.row, s.end.column);
+    const info = this.s.insertRef.run(fid, src, r.relation, r.target, last, v.receiver, v.rtype, v.configKind, v.catches, v.reraise, v.access, s.start.row, s.start.column, s.end.row, s.end.column);
     return Number(info.lastInsertRowid);
   }
 
@@ -545,15 +547,16 @@ function refValues(r: RawRef) {
     configKind: r.configKind ?? null,
     catches: r.catches && r.catches.length ? JSON.stringify(r.catches) : null,
     reraise: r.reraise ? 1 : 0,
+    access: r.access ? 1 : 0,
   };
 }
 
 function refColumns(v: ReturnType<typeof refValues>) {
-  return { receiver: v.receiver, rtype: v.rtype, config_kind: v.configKind, catches: v.catches, reraise: v.reraise };
+  return { receiver: v.receiver, rtype: v.rtype, config_kind: v.configKind, catches: v.catches, reraise: v.reraise, access: v.access };
 }
 
-function refKey(src: number, relation: string, target: string, receiver: string | null, rtype: string | null, configKind: string | null, catches: string | null, reraise: number): string {
-  return `${src}\0${relation}\0${target}\0${receiver}\0${rtype}\0${configKind}\0${catches}\0${reraise}`;
+function refKey(src: number, relation: string, target: string, receiver: string | null, rtype: string | null, configKind: string | null, catches: string | null, reraise: number, access: number): string {
+  return `${src}\0${relation}\0${target}\0${receiver}\0${rtype}\0${configKind}\0${catches}\0${reraise}\0${access}`;
 }
 
 function sameEntity(prev: OldEntity, p: ReturnType<typeof entityParams>): boolean {

@@ -25,8 +25,11 @@ interface Pending {
   path: string;
   span: Span;
   catches: string[] | undefined;
-  /** READS_CONFIG constant; MUTATES of a bare name only counts when it is declared global. */
-  mode?: 'constant' | 'globalOnly' | 'container';
+  /**
+   * READS_CONFIG constant; MUTATES of a bare name only counts when it is declared global;
+   * `access`: a CALLS by reading an attribute (a property getter, if it is one).
+   */
+  mode?: 'constant' | 'globalOnly' | 'container' | 'access';
   /** Top-level definition the reference is in (index into `sections`), or -1. */
   section: number;
   /** Set for a call on the result of calling `path`: the method called on it. */
@@ -759,9 +762,16 @@ export class PythonExtractor {
   private attribute(node: Node, scope: Scope): void {
     const path = dotted(node, this.source);
     if (!path) {
-      this.expr(node.childForFieldName('object'), scope);
+      const obj = node.childForFieldName('object');
       const a = node.childForFieldName('attribute');
       if (a) this.word(this.text(a), scope);
+      const fn = obj?.type === 'call' ? obj.childForFieldName('function') : null;
+      if (a && scope.kind === 'function' && fn?.type === 'identifier' && this.text(fn) === 'super') {
+        this.refs.push({ from: scope.ent.id, relation: 'CALLS', target: this.text(a), receiver: { kind: 'super' }, span: span(a), access: true });
+        this.expr(obj!.childForFieldName('arguments'), scope);
+        return;
+      }
+      this.expr(obj, scope);
       return;
     }
     this.wordsOf(path, scope);
@@ -774,6 +784,8 @@ export class PythonExtractor {
     if (scope.kind !== 'module' && CONSTANT.test(segs[segs.length - 1]) && segs.length > 1) {
       this.defer(scope, 'READS_CONFIG', path, node, 'constant');
     }
+    // Reading `self.name` / `obj.name` calls a getter when `name` is a property.
+    if (scope.kind === 'function' && segs.length > 1) this.defer(scope, 'CALLS', path, node.childForFieldName('attribute') ?? node, 'access');
   }
 
   private subscript(node: Node, scope: Scope): void {
@@ -906,6 +918,17 @@ export class PythonExtractor {
         if (seenReads.has(key)) continue;
         seenReads.add(key);
         emit(p, { ...base, target: p.path, configKind: 'constant' });
+        continue;
+      }
+      if (p.mode === 'access') {
+        // Only through self or an object of known type, and not for attributes the class
+        // itself assigns (those are data, not properties).
+        if (b.kind === 'self' && rest && !(segs.length === 2 && this.memberIds.has(entityId('attr', this.file, `${b.scope.ent.qname}.${rest}`)))) {
+          emit(p, { ...base, target: rest, receiver: { kind: 'self' }, access: true });
+        } else if (b.kind === 'typed' && rest) {
+          const type = this.canonicalType(p.scope, b.type);
+          if (type) emit(p, { ...base, target: rest, receiver: { kind: 'typed', type }, access: true });
+        }
         continue;
       }
       if (p.mode === 'globalOnly') {
