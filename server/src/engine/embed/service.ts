@@ -1,0 +1,249 @@
+// The background half of semantic search: keeps a vector for every code entity in each space
+// (the static table's, and the transformer model's when one loads), re-embedding only entities
+// whose content changed and dropping vectors of entities that are gone. Never blocks a caller:
+// `start` and `changed` return at once, work happens in small batches between requests, and
+// whatever is stored is searchable (DESIGN invariant 5).
+import type { EmbeddingStatus } from '../../../../protocol';
+import type { ModelSettings } from '../api';
+import { VectorStream } from '../search/semantic';
+import type { SearchStream } from '../search/types';
+import type { Store } from '../store/store';
+import { VectorStore, type EmbeddableEntity } from '../store/vectors';
+import type { Embedder } from './embedder';
+import { ModelEmbedder, DEFAULT_TIMEOUTS, type ModelTimeouts } from './model-embedder';
+import { decideModel } from './model-settings';
+import { defaultStaticTablePath } from './static-asset';
+import { StaticEmbedder } from './static-embedder';
+import { embeddingText } from './text';
+
+/** Quiet time after the last `changed()` before the index is rescanned (edits come in bursts). */
+const RESCAN_DELAY_MS = 250;
+
+/** Above this many entities, vector search switches to bits + re-scoring (ModelSettings.quantization 'auto'). */
+export const BINARY_THRESHOLD = 50_000;
+
+type SpaceName = 'static' | 'model';
+
+interface Space {
+  name: SpaceName;
+  embedder: Embedder;
+  /** How entities become vectors in this space. */
+  encode: (rows: EmbeddableEntity[]) => Promise<Float32Array[]>;
+  stream: SearchStream;
+  /** Entities per embedding call: the static table is cheap, a transformer is not. */
+  batch: number;
+  queue: number[];
+}
+
+export class EmbeddingService {
+  private readonly vectors: VectorStore;
+  private readonly spaces: Space[] = [];
+  private readonly noteByTopic = new Map<SpaceName, string>();
+  private readonly embedded = new Map<SpaceName, number>();
+  private model: ModelEmbedder | null = null;
+  private modelName: string | null = null;
+  private started = false;
+  private closed = false;
+  private dirty = true;
+  private loop: Promise<void> | null = null;
+  private loading: Promise<void> | null = null;
+  private rescanTimer: NodeJS.Timeout | undefined;
+  /** Overridable by tests; everything else comes from settings and the environment. */
+  timeouts: ModelTimeouts = DEFAULT_TIMEOUTS;
+
+  constructor(
+    store: Store,
+    private readonly settings: ModelSettings | undefined,
+    private readonly log: (m: string) => void,
+  ) {
+    this.vectors = new VectorStore(store.db);
+  }
+
+  /** Loads the static table and starts loading the model; returns at once. Idempotent. */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    this.startStatic();
+    this.startModel();
+    this.kick();
+  }
+
+  /**
+   * Entities changed: embed what is new or different, forget what is gone. Cheap to call on
+   * every edit: the rescan waits for a short quiet spell (a running loop picks it up sooner).
+   */
+  changed(): void {
+    this.dirty = true;
+    if (!this.started || this.closed) return;
+    clearTimeout(this.rescanTimer);
+    this.rescanTimer = setTimeout(() => this.kick(), RESCAN_DELAY_MS);
+  }
+
+  streams(): SearchStream[] {
+    return this.spaces.map((s) => s.stream);
+  }
+
+  status(): EmbeddingStatus | null {
+    const space = this.spaces.find((s) => s.name === 'model');
+    if (!space || !this.modelName) return null;
+    return { model: this.modelName, dims: space.embedder.dims, ...this.vectors.counts('model') };
+  }
+
+  notes(): string[] {
+    const out = [...this.noteByTopic.values()];
+    const s = this.spaces.find((x) => x.name === 'static');
+    if (s) {
+      const { done, total } = this.vectors.counts('static');
+      if (done < total) out.push(`static stream: ${done}/${total} entities embedded so far`);
+    }
+    return out;
+  }
+
+  /** Entities this service has embedded so far in a space (tests and benchmarks). */
+  embeddedCount(space: SpaceName): number {
+    return this.embedded.get(space) ?? 0;
+  }
+
+  /** Resolves when nothing is loading and every queue is empty. */
+  async idle(): Promise<void> {
+    for (;;) {
+      if (this.loading) await this.loading;
+      else if (this.loop) await this.loop;
+      else if (this.dirty && this.spaces.length && !this.closed) this.kick();
+      else return;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.rescanTimer);
+    await this.loop;
+    await this.loading;
+    await this.model?.close();
+  }
+
+  // --- spaces ----------------------------------------------------------------------------------
+
+  private startStatic(): void {
+    const configured = process.env.NSCCN_STATIC_TABLE;
+    if (configured === 'none') {
+      this.noteByTopic.set('static', 'static stream off: switched off (NSCCN_STATIC_TABLE=none)');
+      return;
+    }
+    const file = configured || defaultStaticTablePath();
+    if (!file) {
+      this.noteByTopic.set('static', 'static stream off: no static embedding table (server/assets/static-embeddings.bin); `npm run train-static` builds it');
+      return;
+    }
+    try {
+      const emb = StaticEmbedder.load(file);
+      this.addSpace('static', emb, 'static', 512, async (rows) => rows.map((r) => emb.embedEntity(r)));
+    } catch (e) {
+      const note = `static stream off: cannot read ${file}: ${(e as Error).message}`;
+      this.noteByTopic.set('static', note);
+      this.log(note);
+    }
+  }
+
+  private startModel(): void {
+    const decision = decideModel(this.settings);
+    if (decision.kind === 'off') {
+      this.noteByTopic.set('model', decision.note);
+      this.log(decision.note);
+      return;
+    }
+    const { plan } = decision;
+    this.noteByTopic.set('model', `model stream: loading ${plan.name}`);
+    this.loading = ModelEmbedder.load(plan, this.timeouts)
+      .then(
+        (m) => {
+          if (this.closed) return m.close();
+          this.model = m;
+          this.modelName = plan.name;
+          this.noteByTopic.delete('model');
+          this.addSpace('model', m, `model:${plan.name}`, 16, (rows) => m.embed(rows.map(embeddingText), 'document'));
+          this.log(`model stream on: ${plan.name} (${m.dims} dimensions, ${m.dtype})`);
+        },
+        (e: Error) => this.modelOff(`model stream off: could not load ${plan.name}: ${e.message}`),
+      )
+      .finally(() => {
+        this.loading = null;
+        this.kick();
+      });
+  }
+
+  private addSpace(name: SpaceName, embedder: Embedder, streamName: string, batch: number, encode: Space['encode']): void {
+    if (this.vectors.open(name, embedder.id, embedder.dims)) this.log(`${streamName}: embedding every entity (new or changed embedder)`);
+    const stream = new VectorStream(streamName, embedder, this.vectors, name);
+    this.spaces.push({ name, embedder, encode, stream, batch, queue: [] });
+    this.dirty = true;
+  }
+
+  /** The model failed for good: its stream goes, the reason is logged once and kept as a note. */
+  private modelOff(note: string): void {
+    const i = this.spaces.findIndex((s) => s.name === 'model');
+    if (i >= 0) this.spaces.splice(i, 1);
+    this.modelName = null;
+    this.noteByTopic.set('model', note);
+    this.log(note);
+  }
+
+  private binaryWanted(dims: number): boolean {
+    const q = this.settings?.quantization ?? 'auto';
+    if (!VectorStore.binaryPossible(dims) || q === 'float') return false;
+    return q === 'binary' || this.vectors.embeddableCount() > BINARY_THRESHOLD;
+  }
+
+  // --- the background loop ---------------------------------------------------------------------
+
+  private kick(): void {
+    if (this.loop || this.closed || !this.spaces.length) return;
+    this.loop = this.run()
+      .catch((e: Error) => this.log(`embedding stopped: ${e.message}`))
+      .finally(() => {
+        this.loop = null;
+        if (this.dirty && !this.closed) this.kick();
+      });
+  }
+
+  private rescan(): void {
+    this.dirty = false;
+    for (const s of this.spaces) {
+      this.vectors.dropOrphans(s.name);
+      this.vectors.setBinary(s.name, this.binaryWanted(s.embedder.dims));
+      s.queue = this.vectors.pendingEids(s.name);
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (!this.closed) {
+      if (this.dirty) this.rescan();
+      // Cheap spaces first: the static stream is complete long before the model's.
+      const space = this.spaces.find((s) => s.queue.length);
+      if (!space) return;
+      const rows = space.queue
+        .splice(0, space.batch)
+        .map((eid) => this.vectors.entity(eid))
+        .filter((r) => r !== undefined);
+      if (!rows.length) continue;
+      let vecs: Float32Array[];
+      try {
+        vecs = await space.encode(rows);
+      } catch (e) {
+        if (space.name === 'model') {
+          this.modelOff(`model stream off: ${(e as Error).message}`);
+          continue;
+        }
+        throw e;
+      }
+      if (this.closed || !this.spaces.includes(space)) return;
+      // Stored with the hash read before embedding: an edit in between shows up as pending again.
+      this.vectors.put(
+        space.name,
+        rows.map((r, i) => ({ eid: r.eid, id: r.id, hash: r.hash, vector: vecs[i]?.some((x) => x !== 0) ? vecs[i] : null })),
+      );
+      this.embedded.set(space.name, this.embeddedCount(space.name) + rows.length);
+      await new Promise((r) => setImmediate(r)); // let requests in between batches
+    }
+  }
+}

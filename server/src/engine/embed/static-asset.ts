@@ -1,0 +1,111 @@
+// The file format of the static code-embedding table (server/assets/static-embeddings.bin):
+// one binary file, written by server/eval/train-static.ts and read at start-up.
+//
+//   "NSCCNSE1"                     8 bytes magic
+//   u32 LE n, n bytes              JSON header: {dims, words, ...provenance}
+//   u32 LE n, n bytes              vocabulary, UTF-8, one word per line, row order
+//   f32 LE × words                 inverse document frequency of each word
+//   f32 LE × words                 int8 scale of each row (value = int8 · scale)
+//   i8 × words·dims                word vectors, row after row
+//
+// int8 rows with one scale each keep the file at about a quarter of float32 for a loss of
+// precision far below what averaging word vectors cares about.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const MAGIC = 'NSCCNSE1';
+
+export interface StaticTableHeader {
+  dims: number;
+  words: number;
+  [provenance: string]: unknown;
+}
+
+export interface StaticTable {
+  header: StaticTableHeader;
+  vocab: string[];
+  idf: Float32Array;
+  scale: Float32Array;
+  /** words × dims, row-major. */
+  vectors: Int8Array;
+}
+
+export function encodeStaticTable(t: StaticTable): Buffer {
+  const { dims, words } = t.header;
+  if (t.vocab.length !== words || t.idf.length !== words || t.scale.length !== words || t.vectors.length !== words * dims) {
+    throw new Error('static table: header, vocabulary and arrays disagree in size');
+  }
+  if (t.vocab.some((w) => w.includes('\n'))) throw new Error('static table: a word contains a newline');
+  const header = Buffer.from(JSON.stringify(t.header), 'utf8');
+  const vocab = Buffer.from(t.vocab.join('\n'), 'utf8');
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(n);
+    return b;
+  };
+  const f32 = (a: Float32Array) => {
+    const b = Buffer.alloc(a.length * 4);
+    a.forEach((x, i) => b.writeFloatLE(x, i * 4));
+    return b;
+  };
+  return Buffer.concat([
+    Buffer.from(MAGIC, 'latin1'),
+    u32(header.length),
+    header,
+    u32(vocab.length),
+    vocab,
+    f32(t.idf),
+    f32(t.scale),
+    Buffer.from(t.vectors.buffer, t.vectors.byteOffset, t.vectors.byteLength),
+  ]);
+}
+
+export function decodeStaticTable(buf: Buffer): StaticTable {
+  let at = 0;
+  const need = (n: number, what: string) => {
+    if (at + n > buf.length) throw new Error(`static table is truncated (reading ${what})`);
+  };
+  need(8, 'magic');
+  if (buf.toString('latin1', 0, 8) !== MAGIC) throw new Error('not a static embedding table (bad magic)');
+  at = 8;
+  const block = (what: string): Buffer => {
+    need(4, what);
+    const n = buf.readUInt32LE(at);
+    at += 4;
+    need(n, what);
+    const out = buf.subarray(at, at + n);
+    at += n;
+    return out;
+  };
+  const header = JSON.parse(block('header').toString('utf8')) as StaticTableHeader;
+  const { dims, words } = header;
+  if (!Number.isInteger(dims) || dims <= 0 || !Number.isInteger(words) || words <= 0) throw new Error('static table header is invalid');
+  const vocab = block('vocabulary').toString('utf8').split('\n');
+  if (vocab.length !== words) throw new Error(`static table vocabulary has ${vocab.length} words, header says ${words}`);
+  const f32 = (n: number, what: string) => {
+    need(n * 4, what);
+    const a = new Float32Array(n);
+    for (let i = 0; i < n; i++) a[i] = buf.readFloatLE(at + i * 4);
+    at += n * 4;
+    return a;
+  };
+  const idf = f32(words, 'idf');
+  const scale = f32(words, 'scales');
+  need(words * dims, 'vectors');
+  const vectors = new Int8Array(words * dims);
+  vectors.set(new Int8Array(buf.buffer, buf.byteOffset + at, words * dims));
+  return { header, vocab, idf, scale, vectors };
+}
+
+/**
+ * Where the shipped table is: `server/assets/` of the package, found from this file both in
+ * the TypeScript sources (server/src/engine/embed) and in the build (dist/server/src/engine/embed).
+ */
+export function defaultStaticTablePath(): string | null {
+  const name = 'static-embeddings.bin';
+  const candidates = [
+    path.resolve(__dirname, '../../../assets', name),
+    path.resolve(__dirname, '../../../../../server/assets', name),
+  ];
+  return candidates.find((p) => fs.existsSync(p)) ?? null;
+}

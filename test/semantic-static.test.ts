@@ -1,0 +1,146 @@
+// The static code-embedding table: its words, its file format, the SVD that trains it, and the
+// shipped table itself putting related code near related prose.
+import * as fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { decodeStaticTable, defaultStaticTablePath, encodeStaticTable } from '../server/src/engine/embed/static-asset';
+import { StaticEmbedder } from '../server/src/engine/embed/static-embedder';
+import { staticWords, stem } from '../server/src/engine/embed/words';
+import { embeddingText } from '../server/src/engine/embed/text';
+import { staticParts } from '../server/src/engine/embed/static-embedder';
+import { gaussian, randomizedSvd, symmetricEigen } from '../server/eval/static/svd';
+import { firstSentence } from '../server/eval/docstrings';
+import { removeDocstrings } from '../server/eval/stdlib-sample';
+
+describe('static words', () => {
+  it('splits identifiers, drops function words, and stems so prose meets code', () => {
+    expect(staticWords('parseHTTPHeader max_retries of the self')).toEqual(['pars', 'http', 'header', 'max', 'retry']);
+    for (const [a, b] of [['parsing', 'parse'], ['parsed', 'parses'], ['entries', 'entry'], ['running', 'run'], ['matches', 'match'], ['values', 'value']]) {
+      expect(stem(a)).toBe(stem(b));
+    }
+    expect(stem('class')).toBe('class');
+    expect(stem('status')).toBe('status');
+    expect(stem('install')).toBe('install');
+  });
+});
+
+describe('what an entity is embedded from', () => {
+  const e = { kind: 'method', name: 'save', qname: 'User.save', path: 'shop/models.py', signature: 'def save(self, force=False)', docstring: 'Write the user\n  to the database.', body: 'session commit flush' };
+
+  it('for a model: header with split name, signature, docstring on one line, body words; capped', () => {
+    expect(embeddingText(e)).toBe('shop/models.py method User.save (user save)\ndef save(self, force=False)\nWrite the user to the database.\nsession commit flush');
+    expect(embeddingText({ ...e, body: 'word '.repeat(1000) }).length).toBeLessThanOrEqual(1024);
+  });
+
+  it('for the static table: what the code says, the docstring left to lexical search', () => {
+    const parts = staticParts(e);
+    expect(parts.map(([t]) => t).join(' ')).not.toContain('database');
+    expect(parts).toEqual([['shop/models.py User.save def save(self, force=False)', 2], ['session commit flush', 0.5]]);
+  });
+});
+
+describe('table file', () => {
+  it('round-trips and rejects what is not a table', () => {
+    const t = { header: { dims: 2, words: 2, note: 'x' }, vocab: ['a', 'b'], idf: Float32Array.of(1, 2), scale: Float32Array.of(0.5, 0.25), vectors: Int8Array.of(1, -2, 3, 127) };
+    const back = decodeStaticTable(encodeStaticTable(t));
+    expect(back.header).toEqual(t.header);
+    expect(back.vocab).toEqual(t.vocab);
+    expect([...back.idf]).toEqual([1, 2]);
+    expect([...back.vectors]).toEqual([1, -2, 3, 127]);
+    expect(() => decodeStaticTable(Buffer.from('hello world, not a table'))).toThrow(/bad magic/);
+    expect(() => decodeStaticTable(encodeStaticTable(t).subarray(0, 30))).toThrow(/truncated/);
+  });
+});
+
+describe('randomized SVD', () => {
+  it('eigen-decomposes a symmetric matrix', () => {
+    const l = 6;
+    const g = gaussian(3);
+    const b = Float64Array.from({ length: l * l }, g);
+    const m = new Float64Array(l * l);
+    for (let i = 0; i < l; i++) for (let j = 0; j < l; j++) for (let k = 0; k < l; k++) m[i * l + j] += b[i * l + k] * b[j * l + k];
+    const { values, vectors } = symmetricEigen(m, l);
+    for (let e = 0; e < l; e++) {
+      for (let i = 0; i < l; i++) {
+        let s = 0;
+        for (let k = 0; k < l; k++) s += m[i * l + k] * vectors[k * l + e];
+        expect(s).toBeCloseTo(values[e] * vectors[i * l + e], 6);
+      }
+    }
+  });
+
+  it('recovers the singular values and an orthonormal basis of a low-rank matrix', () => {
+    const rows = 200;
+    const cols = 50;
+    const g = gaussian(5);
+    // Orthonormal factors by Gram–Schmidt, so the singular values are exactly 10, 5 and 2.
+    const orth = (n: number) => {
+      const vs: number[][] = [];
+      for (let k = 0; k < 3; k++) {
+        const v = Array.from({ length: n }, g);
+        for (const w of vs) {
+          const d = v.reduce((s, x, i) => s + x * w[i], 0);
+          for (let i = 0; i < n; i++) v[i] -= d * w[i];
+        }
+        const norm = Math.hypot(...v);
+        vs.push(v.map((x) => x / norm));
+      }
+      return vs;
+    };
+    const u = orth(rows);
+    const v = orth(cols);
+    const rowStart = new Int32Array(rows + 1);
+    const col: number[] = [];
+    const val: number[] = [];
+    for (let i = 0; i < rows; i++) {
+      for (let j = 0; j < cols; j++) {
+        col.push(j);
+        val.push([10, 5, 2].reduce((s, sig, k) => s + sig * u[k][i] * v[k][j], 0));
+      }
+      rowStart[i + 1] = col.length;
+    }
+    const r = randomizedSvd({ rows, cols, rowStart, col: Int32Array.from(col), val: Float32Array.from(val) }, 3, { oversample: 5 });
+    expect([...r.sigma].map((s) => Math.round(s * 100) / 100)).toEqual([10, 5, 2]);
+    for (let k = 0; k < 3; k++) {
+      const dotWithTruth = Math.abs(u[k].reduce((s, x, i) => s + x * r.u[i * 3 + k], 0));
+      expect(dotWithTruth).toBeCloseTo(1, 3);
+    }
+  });
+});
+
+describe('eval helpers', () => {
+  it('takes the first sentence of a docstring, not stopping at abbreviations or dotted names', () => {
+    expect(firstSentence('Return the value, e.g. 3. More text.')).toBe('Return the value, e.g. 3.');
+    expect(firstSentence('Join os.path parts.\n\nDetails.')).toBe('Join os.path parts.');
+    expect(firstSentence('No period here\nstill the first line\n\nnext para')).toBe('No period here still the first line');
+  });
+
+  it('replaces a docstring by pass, keeping the line count', () => {
+    const src = 'def f():\n    """Doc\n    more."""\n    return 1\n';
+    const out = removeDocstrings(src, [{ docStart: 2, docEnd: 3 }]);
+    expect(out).toBe('def f():\n    pass\n\n    return 1\n');
+  });
+});
+
+const shipped = defaultStaticTablePath();
+
+describe.skipIf(!shipped)('the shipped static table', () => {
+  it('places code near the prose that describes it', () => {
+    const emb = StaticEmbedder.load(shipped!);
+    expect(emb.dims).toBeGreaterThanOrEqual(64);
+    const text = (name: string, signature: string, body: string) => ({ qname: name, path: 'lib/util.py', signature, body });
+    const cases: Array<[string, string, string]> = [
+      ['open a network connection to a remote host', text('connect', 'def connect(host, port, timeout)', 'socket create_connection settimeout sock'), text('invert', 'def invert(matrix)', 'numpy linalg inv det array')],
+      ['compute the inverse of a square matrix', text('invert', 'def invert(matrix)', 'numpy linalg inv det array'), text('send_mail', 'def send_mail(to, subject, body)', 'smtp message mime header')],
+      ['send an email message', text('send_mail', 'def send_mail(to, subject, body)', 'smtp message mime header'), text('connect', 'def connect(host, port, timeout)', 'socket create_connection settimeout sock')],
+    ];
+    const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
+    for (const [query, right, wrong] of cases) {
+      const q = emb.embedOne(query);
+      expect(cos(q, emb.embedEntity(right)), query).toBeGreaterThan(cos(q, emb.embedEntity(wrong)));
+    }
+  });
+
+  it('is a few MB', () => {
+    expect(fs.statSync(shipped!).size).toBeLessThan(8_000_000);
+  });
+});

@@ -1,0 +1,119 @@
+// The vector store over a real sqlite-vec index: bookkeeping of what is embedded, orphans,
+// model switches, and binary KNN (bits, then float re-scoring) agreeing with exact float KNN.
+import { describe, expect, it } from 'vitest';
+import { VectorStore } from '../server/src/engine/store/vectors';
+import { conceptStore, eidOf, openStore, writeFile } from './helpers/semantic-fixture';
+
+/** Deterministic unit vectors around a few cluster centres, so neighbours are well defined. */
+function clustered(n: number, dims: number, clusters: number, seed: number): { vectors: Float32Array[]; cluster: number[] } {
+  let a = seed;
+  const rand = () => {
+    a = (a * 1103515245 + 12345) % 2147483648;
+    return a / 2147483648 - 0.5;
+  };
+  const centres = Array.from({ length: clusters }, () => Float32Array.from({ length: dims }, rand));
+  const vectors: Float32Array[] = [];
+  const cluster: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = i % clusters;
+    const v = Float32Array.from(centres[c], (x) => x + 0.25 * rand());
+    const norm = Math.hypot(...v);
+    vectors.push(v.map((x) => x / norm));
+    cluster.push(c);
+  }
+  return { vectors, cluster };
+}
+
+function fillStore(n: number) {
+  const store = openStore();
+  const fns = Array.from({ length: n }, (_, i) => ({ name: `f${i}`, body: `w${i}` }));
+  writeFile(store, 'm.py', fns);
+  const eids = fns.map((f) => eidOf(store, `func:m.py:${f.name}`));
+  return { store, eids };
+}
+
+describe('VectorStore', () => {
+  it('tracks which entities need a vector, and only those whose content changed', () => {
+    const store = conceptStore();
+    const vs = new VectorStore(store.db);
+    vs.open('model', 'm1', 8);
+    const pending = vs.pendingEids('model');
+    expect(pending.length).toBe(vs.counts('model').total);
+    expect(vs.counts('model')).toEqual({ done: 0, total: 10 }); // 5 modules + 5 functions
+    vs.put('model', pending.map((eid) => ({ eid, id: vs.entity(eid)!.id, hash: vs.entity(eid)!.hash, vector: Float32Array.from({ length: 8 }, (_, i) => (i === eid % 8 ? 1 : 0.1)) })));
+    expect(vs.pendingEids('model')).toEqual([]);
+    expect(vs.counts('model').done).toBe(10);
+
+    const before = eidOf(store, 'func:net.py:fetch_url');
+    writeFile(store, 'net.py', [{ name: 'fetch_url', signature: 'def fetch_url(url, timeout)', body: 'http request' }], 'h2');
+    expect(eidOf(store, 'func:net.py:fetch_url')).toBe(before); // upsert keeps the eid...
+    expect(vs.pendingEids('model')).toEqual([before]); // ...and only the changed entity is pending
+  });
+
+  it('drops vectors of deleted entities, and recognises a reused eid as a new entity', () => {
+    const store = conceptStore();
+    const vs = new VectorStore(store.db);
+    vs.open('static', 't', 8);
+    const all = vs.pendingEids('static');
+    vs.put('static', all.map((eid) => ({ eid, id: vs.entity(eid)!.id, hash: vs.entity(eid)!.hash, vector: new Float32Array(8).fill(0.5) })));
+    const gone = eidOf(store, 'func:stats.py:average');
+    store.transaction(() => store.deleteFile('stats.py'));
+    expect(vs.dropOrphans('static')).toBe(2);
+    expect(vs.knn('static', new Float32Array(8).fill(0.5), 50).map((h) => h.eid)).not.toContain(gone);
+    expect(vs.counts('static')).toEqual({ done: 8, total: 8 });
+  });
+
+  it('starts over when the model or the width changes', () => {
+    const store = conceptStore();
+    const vs = new VectorStore(store.db);
+    expect(vs.open('model', 'a', 8)).toBe(true);
+    const eid = vs.pendingEids('model')[0];
+    vs.put('model', [{ eid, id: vs.entity(eid)!.id, hash: vs.entity(eid)!.hash, vector: new Float32Array(8).fill(1) }]);
+    expect(vs.open('model', 'a', 8)).toBe(false);
+    expect(vs.counts('model').done).toBe(1);
+    expect(vs.open('model', 'b', 8)).toBe(true);
+    expect(vs.counts('model').done).toBe(0);
+    expect(vs.open('model', 'b', 16)).toBe(true);
+    expect(() => vs.put('model', [{ eid, id: 'x', hash: 'y', vector: new Float32Array(8) }])).toThrow(/8 dimensions, the space has 16/);
+  });
+
+  it('refuses binary vectors whose width is not a multiple of 8, and unsafe space names', () => {
+    const { store } = fillStore(2);
+    const vs = new VectorStore(store.db);
+    vs.open('model', 'odd', 12);
+    expect(() => vs.setBinary('model', true)).toThrow(/divisible by 8/);
+    expect(() => vs.open('x; DROP TABLE entities', 'm', 8)).toThrow(/invalid vector space name/);
+  });
+
+  it('binary KNN with float re-scoring agrees with exact float KNN', () => {
+    const n = 600;
+    const dims = 64;
+    const { store, eids } = fillStore(n);
+    const vs = new VectorStore(store.db);
+    vs.open('model', 'clustered', dims);
+    const { vectors, cluster } = clustered(n, dims, 12, 42);
+    vs.put('model', eids.map((eid, i) => ({ eid, id: `func:m.py:f${i}`, hash: vs.entity(eid)!.hash, vector: vectors[i] })));
+    vs.setBinary('model', true);
+    expect(vs.hasBinary('model')).toBe(true);
+    let top1Same = 0;
+    let overlap = 0;
+    for (let q = 0; q < 40; q++) {
+      const query = vectors[q * 7];
+      const exact = vs.knn('model', query, 10, { binary: false }).map((h) => h.eid);
+      const approx = vs.knn('model', query, 10, { binary: true });
+      // Re-scored distances are exact cosine distances, sorted.
+      for (let i = 1; i < approx.length; i++) expect(approx[i].distance).toBeGreaterThanOrEqual(approx[i - 1].distance);
+      const ids = approx.map((h) => h.eid);
+      if (ids[0] === exact[0]) top1Same++;
+      overlap += ids.filter((e) => exact.includes(e)).length;
+      // The nearest neighbour of a stored vector is itself, and its cluster-mates follow.
+      expect(ids[0]).toBe(eids[q * 7]);
+      expect(cluster[eids.indexOf(ids[1])]).toBe(cluster[q * 7]);
+    }
+    expect(top1Same).toBe(40);
+    expect(overlap / 400).toBeGreaterThan(0.8);
+    // Switching binary off keeps float search working.
+    vs.setBinary('model', false);
+    expect(vs.knn('model', vectors[0], 3)[0].eid).toBe(eids[0]);
+  });
+});
