@@ -10,7 +10,8 @@ export const FIXTURES = path.resolve(__dirname, '../../fixtures');
 
 export function copyFixture(name: string): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-test-'));
-  fs.cpSync(path.join(FIXTURES, name), root, { recursive: true });
+  // Never copy an index someone built inside the fixture (`nsccn index --root fixtures/...`).
+  fs.cpSync(path.join(FIXTURES, name), root, { recursive: true, filter: (src) => path.basename(src) !== '.nsccn' });
   return root;
 }
 

@@ -186,14 +186,20 @@ export class Engine {
   openDocument(file: string, text: string, version: number): void {
     this.assertOpen();
     const rel = this.relativePath(file);
-    if (this.docs.open(rel, text, version)) this.emit([rel]);
+    if (this.docs.open(rel, text, version)) {
+      this.embeddings.changed();
+      this.emit([rel]);
+    }
   }
 
   changeDocument(file: string, changes: TextChange[], version: number): void {
     this.assertOpen();
     const rel = this.relativePath(file);
     if (!Array.isArray(changes)) throw new EngineError(ErrorCodes.InvalidParams, 'changes must be an array');
-    if (this.docs.change(rel, changes, version)) this.emit([rel]);
+    if (this.docs.change(rel, changes, version)) {
+      this.embeddings.changed(); // debounced by the service: cheap per keystroke
+      this.emit([rel]);
+    }
   }
 
   async closeDocument(file: string): Promise<void> {
