@@ -5,6 +5,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../src/engine/engine';
+import { LANGUAGES, languageForPath } from '../src/engine/languages/registry';
+import { Parsers } from '../src/engine/parse/parsers';
 import { pythonFiles, pythonStdlib, writeResult } from './corpora';
 
 const SKIP = ['site-packages', 'dist-packages'];
@@ -52,6 +54,25 @@ export async function benchIndex(): Promise<Record<string, unknown>> {
   } catch {
     ctagsSeconds = null;
   }
+  // The floor under everything: tree-sitter alone, one core, no extraction or storage.
+  const parsers = new Parsers();
+  await parsers.load(LANGUAGES);
+  let parseBytes = 0;
+  const cpu0 = process.cpuUsage();
+  for (const f of files) {
+    const lang = languageForPath(f);
+    if (!lang) continue;
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(root, f), 'utf8');
+    } catch {
+      continue;
+    }
+    parsers.parse(lang, text).delete();
+    parseBytes += Buffer.byteLength(text);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const parseCpuSeconds = (cpu.user + cpu.system) / 1e6;
   const mb = corpus.bytes / 1024 / 1024;
   const result = {
     corpus: { root, files: corpus.files, megabytes: +mb.toFixed(1) },
@@ -73,6 +94,7 @@ export async function benchIndex(): Promise<Record<string, unknown>> {
     ctagsSeconds: ctagsSeconds === null ? null : +ctagsSeconds.toFixed(2),
     ctagsMBps: ctagsSeconds === null ? null : +(mb / ctagsSeconds).toFixed(1),
     nsccnOverCtagsTime: ctagsSeconds === null ? null : +(coldSeconds / ctagsSeconds).toFixed(1),
+    parseOnlyOneCoreMBps: +(parseBytes / 1024 / 1024 / parseCpuSeconds).toFixed(1),
     skeletonMedianReduction: +median.toFixed(3),
     skeletonFiles: reductions.length,
     skeletonSecondsAllFiles: +skeletonSeconds.toFixed(2),
