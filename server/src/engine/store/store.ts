@@ -50,22 +50,8 @@ interface OldEntity {
   content_hash: string;
 }
 
-interface OldRef {
-  rid: number;
-  src: number;
-  relation: string;
-  target: string;
-  receiver: string | null;
-  rtype: string | null;
-  config_kind: string | null;
-  catches: string | null;
-  reraise: number;
-  access: number;
-  sr: number;
-  sc: number;
-  er: number;
-  ec: number;
-}
+/** A file's reference row as replaceFile compares it (the enclosing entity by eid). */
+type OldRef = Omit<RefDbRow, 'fid' | 'path' | 'source' | 'last'> & { src: number };
 
 /** Minimal entity facts for the in-memory resolution model. */
 export interface EntityLiteRow {
