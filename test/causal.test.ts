@@ -135,6 +135,16 @@ describe('properties', () => {
   });
 });
 
+describe('error factories', () => {
+  test('raise make_error(...) propagates the class the factory returns', async () => {
+    ws.write('service/factory.py', 'from .errors import NotFound\n\n\ndef make_error(key):\n    return NotFound(key)\n\n\ndef lookup(key):\n    raise make_error(key)\n');
+    await ws.engine.indexWorkspace();
+    expect(ws.engine.outgoing('func:service/factory.py:lookup', ['PROPAGATES_ERROR']).map((e) => e.target)).toEqual(['class:service/errors.py:NotFound']);
+    ws.remove('service/factory.py');
+    await ws.engine.indexWorkspace();
+  });
+});
+
 describe('trace directions', () => {
   test('errors: what escapes, and what a try catches', () => {
     expect(ws.engine.trace({ id: 'method:service/core.py:Service.charge', direction: 'errors' }).escaping).toEqual(['class:service/errors.py:Declined', 'class:service/errors.py:NotFound']);

@@ -148,7 +148,10 @@ export class Resolver {
 
   private raises(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
     const found = this.path(fs, from, ref.target, true);
-    const cls = found.ents.filter((e) => e.kind === 'class');
+    // `raise make_error(...)`: the exception is what the factory returns, when that is known.
+    const cls = found.ents
+      .map((e) => (e.kind === 'class' ? e : (e.kind === 'function' || e.kind === 'method') && e.returns ? this.typeClass(fs, from, ref.target) : undefined))
+      .filter((e): e is Ent => !!e && e.kind === 'class');
     const caught = !!ref.catches && ref.catches.some((c) => this.catches(fs, from, c, cls[0], ref.target));
     if (!cls.length) return { ...NONE, caught };
     return { targets: cls.slice(0, MAX_CANDIDATES).map((e) => e.id), ambiguous: cls.length > 1, caught };
