@@ -1,0 +1,198 @@
+// The state of one Python extraction and the small helpers every part of the walk uses: entity
+// ids, class attributes and module globals, deferred references, text of nodes. The walk itself
+// is layered on top: definitions.ts → statements.ts → expressions.ts → extract.ts.
+import type { Node } from 'web-tree-sitter';
+import { entityId } from '../../../../../protocol';
+import type { AttrType, CodeKind, ExtractedEntity, ImportBinding, RawRef, Span } from '../types';
+import { bindName, type Scope } from './scope';
+import { docstringText, dotted } from './text';
+
+export const MAX_BODY_WORDS = 60;
+export const TOP_DEFS = new Set(['function_definition', 'class_definition', 'decorated_definition']);
+
+export function shift(sp: Span, delta: number): Span {
+  return { start: { row: sp.start.row + delta, column: sp.start.column }, end: { row: sp.end.row + delta, column: sp.end.column } };
+}
+
+/** A reference whose receiver is decided at the end of the file. */
+export interface Pending {
+  scope: Scope;
+  relation: 'CALLS' | 'MUTATES' | 'READS_CONFIG' | 'PROPAGATES_ERROR';
+  /** Dotted target as written, first segment included. */
+  path: string;
+  span: Span;
+  catches: string[] | undefined;
+  /**
+   * READS_CONFIG constant; MUTATES of a bare name only counts when it is declared global;
+   * `access`: a CALLS by reading an attribute (a property getter, if it is one).
+   */
+  mode?: 'constant' | 'globalOnly' | 'container' | 'access';
+  /** Top-level definition the reference is in (index into `sections`), or -1. */
+  section: number;
+  /** Set for a call on the result of calling `path`: the method called on it. */
+  member?: string;
+}
+
+/** What one top-level definition contributed: reused as is when its text has not changed. */
+export interface Section {
+  text: string;
+  row: number;
+  column: number;
+  entities: ExtractedEntity[];
+  members: ExtractedEntity[];
+  refs: RawRef[];
+  attrTypes: AttrType[];
+  reusable: boolean;
+}
+
+/**
+ * Carried from one extraction of a buffer to the next: the sections of the previous text and
+ * the module-level context their references were finalised in.
+ */
+export interface PythonReuse {
+  context: string;
+  sections: Map<string, Section>;
+}
+
+export function span(n: Node): Span {
+  const s = n.startPosition;
+  const e = n.endPosition;
+  return { start: { row: s.row, column: s.column }, end: { row: e.row, column: e.column } };
+}
+
+export function headOf(path: string): string {
+  const i = path.indexOf('.');
+  return i < 0 ? path : path.slice(0, i);
+}
+
+export abstract class ExtractorBase {
+  protected readonly entities: ExtractedEntity[] = [];
+  protected readonly members: ExtractedEntity[] = [];
+  protected readonly refs: RawRef[] = [];
+  protected readonly imports: ImportBinding[] = [];
+  protected readonly attrTypes: AttrType[] = [];
+  protected readonly pending: Pending[] = [];
+  protected readonly idCounts = new Map<string, number>();
+  protected readonly memberIds = new Map<string, ExtractedEntity>();
+  protected readonly scopes: Scope[] = [];
+  /** Handler types of the enclosing `try` bodies in the current function, outermost first. */
+  protected catchStack: string[][] = [];
+  /** Types caught by the enclosing `except` clauses (for bare `raise`), with their alias. */
+  protected exceptStack: Array<{ types: string[]; alias: string | null }> = [];
+  protected module!: Scope;
+  protected readonly sections: Section[] = [];
+  protected section = -1;
+  /** Import aliases of stdlib names the patterns know: `system` → `os`, `env` → `os.environ`. */
+  protected readonly aliases = new Map<string, string>();
+
+
+  constructor(
+    protected readonly source: string,
+    protected readonly file: string,
+    protected readonly reuse?: { state?: PythonReuse },
+  ) {}
+
+  protected uniqueId(kind: CodeKind, qname: string): string {
+    const base = entityId(kind, this.file, qname);
+    const n = (this.idCounts.get(base) ?? 0) + 1;
+    this.idCounts.set(base, n);
+    return n === 1 ? base : `${base}#${n}`;
+  }
+
+  protected docstringOf(body: Node | null): string | null {
+    if (!body) return null;
+    for (const c of body.namedChildren) {
+      if (!c) continue;
+      if (c.type === 'comment') continue;
+      if (c.type === 'expression_statement' && c.namedChildCount === 1 && c.namedChild(0)?.type === 'string') {
+        return docstringText(c.namedChild(0)!, this.source);
+      }
+      return null;
+    }
+    return null;
+  }
+
+  /** A class attribute (`Cls.x`) or module global (`X`), declared once at its first binding. */
+  protected member(scope: Scope, name: string, at: Node): ExtractedEntity {
+    const kind: CodeKind = scope.kind === 'class' ? 'attr' : 'global';
+    const qname = scope.kind === 'class' ? `${scope.ent.qname}.${name}` : name;
+    const id = entityId(kind, this.file, qname);
+    const known = this.memberIds.get(id);
+    if (known) return known;
+    const line = this.source.slice(at.startIndex, Math.min(at.endIndex, at.startIndex + 200)).split('\n')[0];
+    const ent: ExtractedEntity = {
+      id, kind, name, qname, parent: scope.ent.id, span: span(at), nameSpan: span(at),
+      signature: line, decorators: [], docstring: null, body: '',
+    };
+    this.memberIds.set(id, ent);
+    this.members.push(ent);
+    return ent;
+  }
+
+  /** The class an expression constructs, as written (`Repo(...)` → `Repo`); null otherwise. */
+  protected constructed(value: Node | null): string | null {
+    if (!value || value.type !== 'call') return null;
+    const f = value.childForFieldName('function');
+    return f ? dotted(f, this.source) : null;
+  }
+
+  /** The known type of a plain name (`self.repo = repo` where `repo: Repo` is a parameter). */
+  protected nameType(value: Node | null, scope: Scope): string | null {
+    if (!value || value.type !== 'identifier') return null;
+    const b = bindName(scope, this.text(value));
+    return b.kind === 'typed' ? b.type : null;
+  }
+
+  protected config(scope: Scope, kind: 'env' | 'settings' | 'file', target: string, at: Node): void {
+    this.refs.push({ from: scope.ent.id, relation: 'READS_CONFIG', target, configKind: kind, span: span(at) });
+  }
+
+  protected defer(scope: Scope, relation: Pending['relation'], path: string, at: Node, mode?: Pending['mode']): void {
+    this.pending.push({ scope, relation, path, span: span(at), catches: relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined, mode, section: this.section });
+  }
+
+  /** A call on what `callee(...)` returns; the callee's own first name is bound at the end. */
+  protected deferTyped(scope: Scope, callee: string, member: string, at: Node): void {
+    this.pending.push({ scope, relation: 'CALLS', path: callee, span: span(at), catches: this.catches(), section: this.section, member });
+  }
+
+  protected catches(): string[] | undefined {
+    if (!this.catchStack.length) return undefined;
+    const out: string[] = [];
+    for (let i = this.catchStack.length - 1; i >= 0; i--) out.push(...this.catchStack[i]);
+    return out;
+  }
+
+  /** `system.environ` → `os.environ` when `import os as system`. */
+  protected canonical(path: string): string {
+    if (!this.aliases.size) return path;
+    const dot = path.indexOf('.');
+    const head = dot < 0 ? path : path.slice(0, dot);
+    const full = this.aliases.get(head);
+    return full ? full + (dot < 0 ? '' : path.slice(dot)) : path;
+  }
+
+  protected text(n: Node): string {
+    return this.source.slice(n.startIndex, n.endIndex);
+  }
+
+  protected stringValue(n: Node): string | null {
+    if (n.namedChildren.some((c) => c?.type === 'interpolation')) return null;
+    const t = this.text(n).replace(/^[rRuUbB]{0,2}/, '');
+    const q = t.startsWith('"""') || t.startsWith("'''") ? 3 : 1;
+    return t.length >= 2 * q ? t.slice(q, t.length - q) : null;
+  }
+
+  protected word(w: string, scope: Scope): void {
+    if (scope.words.size < MAX_BODY_WORDS * 2) scope.words.add(w);
+  }
+
+  protected wordsOf(path: string, scope: Scope): void {
+    for (const w of path.split('.')) this.word(w, scope);
+  }
+
+  protected abstract bindPattern(node: Node | null, scope: Scope): void;
+  protected abstract block(node: Node, scope: Scope): void;
+  protected abstract blocksOf(node: Node, scope: Scope, skipFields: string[]): void;
+  protected abstract expr(node: Node | null, scope: Scope): void;
+}

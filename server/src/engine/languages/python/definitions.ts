@@ -1,0 +1,230 @@
+// Definitions and the statements that shape scopes and errors: def/class headers, parameters,
+// imports, try/except and raise.
+import type { Node } from 'web-tree-sitter';
+import type { CodeKind, ExtractedEntity } from '../types';
+import { newScope, setType, type Scope } from './scope';
+import { dotted, headerText, typeName } from './text';
+import { ExtractorBase } from './base';
+import { span } from './base';
+
+export abstract class DefinitionWalker extends ExtractorBase {
+  protected definition(node: Node, scope: Scope, decorators: Node[], outer: Node): void {
+    const isClass = node.type === 'class_definition';
+    const nameNode = node.childForFieldName('name');
+    const body = node.childForFieldName('body');
+    const name = nameNode ? this.source.slice(nameNode.startIndex, nameNode.endIndex) : '';
+    if (!name) {
+      if (body) this.block(body, scope);
+      return;
+    }
+    const qname = scope.kind === 'module' ? name : `${scope.ent.qname}.${name}`;
+    const kind: CodeKind = isClass ? 'class' : scope.kind === 'class' ? 'method' : 'function';
+    const decoTexts = decorators.map((d) => {
+      const e = d.namedChild(0);
+      return e ? this.source.slice(e.startIndex, e.endIndex) : '';
+    });
+    const ent: ExtractedEntity = {
+      id: this.uniqueId(kind, qname),
+      kind, name, qname,
+      parent: scope.ent.id,
+      span: span(outer),
+      nameSpan: span(nameNode!),
+      signature: headerText(node, body, this.source),
+      decorators: decoTexts,
+      docstring: this.docstringOf(body),
+      body: '',
+    };
+    const annotated = isClass ? null : typeName(node.childForFieldName('return_type'), this.source);
+    if (annotated) ent.returns = annotated;
+    this.entities.push(ent);
+    // A nested def is not added to locals: name resolution finds it in its enclosing scope.
+    // Decorators run in the enclosing scope; a bare `@name` is a call of `name` with the function.
+    for (const d of decorators) {
+      const e = d.namedChild(0);
+      const path = e && (e.type === 'identifier' || e.type === 'attribute') ? dotted(e, this.source) : null;
+      if (path) {
+        this.wordsOf(path, scope);
+        this.defer(scope, 'CALLS', path, e!.type === 'attribute' ? e!.childForFieldName('attribute')! : e!);
+      } else this.expr(e, scope);
+    }
+    const inner = newScope(ent, isClass ? 'class' : 'function', scope);
+    this.scopes.push(inner);
+    if (isClass) this.classHeader(node, ent, scope, inner);
+    else this.parameters(node, ent, decoTexts, scope, inner);
+    const savedCatch = this.catchStack;
+    const savedExcept = this.exceptStack;
+    if (!isClass) {
+      this.catchStack = [];
+      this.exceptStack = [];
+    }
+    if (body) this.block(body, inner);
+    this.catchStack = savedCatch;
+    this.exceptStack = savedExcept;
+  }
+
+  protected classHeader(node: Node, ent: ExtractedEntity, outer: Scope, inner: Scope): void {
+    const bases: string[] = [];
+    const sup = node.childForFieldName('superclasses');
+    for (const arg of sup?.namedChildren ?? []) {
+      if (!arg) continue;
+      if (arg.type === 'keyword_argument') {
+        this.expr(arg.childForFieldName('value'), outer);
+        continue;
+      }
+      const head = arg.type === 'subscript' ? arg.childForFieldName('value') : arg;
+      const d = head ? dotted(head, this.source) : null;
+      if (d) {
+        bases.push(d);
+        this.refs.push({ from: ent.id, relation: 'INHERITS', target: d, span: span(arg) });
+      } else this.expr(arg, outer);
+    }
+    ent.bases = bases;
+    void inner;
+  }
+
+  protected parameters(node: Node, ent: ExtractedEntity, decorators: string[], outer: Scope, inner: Scope): void {
+    const params = node.childForFieldName('parameters');
+    let first = true;
+    for (const p of params?.namedChildren ?? []) {
+      if (!p) continue;
+      let name: string | null = null;
+      let type: string | null = null;
+      switch (p.type) {
+        case 'identifier':
+          name = this.text(p);
+          break;
+        case 'typed_parameter':
+          name = p.namedChild(0)?.type === 'identifier' ? this.text(p.namedChild(0)!) : null;
+          type = typeName(p.childForFieldName('type'), this.source);
+          if (!name) this.bindPattern(p.namedChild(0), inner);
+          break;
+        case 'default_parameter':
+        case 'typed_default_parameter': {
+          const n = p.childForFieldName('name');
+          name = n?.type === 'identifier' ? this.text(n) : null;
+          type = typeName(p.childForFieldName('type'), this.source);
+          this.expr(p.childForFieldName('value'), outer);
+          break;
+        }
+        case 'list_splat_pattern':
+        case 'dictionary_splat_pattern':
+          this.bindPattern(p.namedChild(0), inner);
+          break;
+        default:
+          break;
+      }
+      if (name) {
+        inner.locals.add(name);
+        if (type) setType(inner, name, type);
+        if (first && ent.kind === 'method') {
+          const isStatic = decorators.includes('staticmethod');
+          const isClassMethod = decorators.includes('classmethod') || ['__new__', '__init_subclass__', '__class_getitem__'].includes(ent.name);
+          // A helper def in a class body whose first parameter is not `self` (a decorator used
+          // at class level) is not a method call target of its own class.
+          if (isClassMethod) inner.clsName = name;
+          else if (!isStatic && (name === 'self' || decorators.length > 0)) inner.selfName = name;
+        }
+      }
+      if (p.type !== 'keyword_separator' && p.type !== 'positional_separator') first = false;
+    }
+  }
+
+  protected importStatement(node: Node, scope: Scope): void {
+    // An import inside a function binds in that function only.
+    const from = scope.kind === 'function' ? scope.ent.id : this.module.ent.id;
+    const bind = (local: string | null, module: string, member: string | null, at: Node) => {
+      this.imports.push({ from, local, module, member, span: span(at) });
+      const full = member && member !== '*' ? `${module}.${member}` : module;
+      if (local && local !== full && !module.startsWith('.')) this.aliases.set(local, full);
+    };
+    if (node.type === 'import_statement') {
+      for (const n of node.namedChildren) {
+        if (!n) continue;
+        if (n.type === 'aliased_import') {
+          const name = n.childForFieldName('name');
+          const alias = n.childForFieldName('alias');
+          if (name && alias) bind(this.text(alias), this.text(name), null, n);
+        } else if (n.type === 'dotted_name') bind(this.text(n), this.text(n), null, n);
+      }
+      return;
+    }
+    if (node.type === 'future_import_statement') return;
+    const modNode = node.childForFieldName('module_name');
+    if (!modNode) return;
+    const module = this.text(modNode).replace(/\s+/g, '');
+    for (const n of node.namedChildren) {
+      if (!n || n.id === modNode.id) continue;
+      if (n.type === 'wildcard_import') bind(null, module, '*', n);
+      else if (n.type === 'aliased_import') {
+        const name = n.childForFieldName('name');
+        const alias = n.childForFieldName('alias');
+        if (name && alias) bind(this.text(alias), module, this.text(name), n);
+      } else if (n.type === 'dotted_name') bind(this.text(n), module, this.text(n), n);
+    }
+  }
+
+  protected tryStatement(node: Node, scope: Scope): void {
+    const handlers: string[] = [];
+    const clauses: Array<{ node: Node; types: string[]; alias: string | null }> = [];
+    for (const c of node.namedChildren) {
+      if (c?.type !== 'except_clause' && c?.type !== 'except_group_clause') continue;
+      const { types, alias } = this.exceptTypes(c);
+      handlers.push(...types);
+      clauses.push({ node: c, types, alias });
+    }
+    for (const c of node.namedChildren) {
+      if (!c) continue;
+      if (c.type === 'block' && c.id === node.childForFieldName('body')?.id) {
+        this.catchStack.push(handlers);
+        this.block(c, scope);
+        this.catchStack.pop();
+      } else if (c.type === 'except_clause' || c.type === 'except_group_clause') {
+        const info = clauses.find((x) => x.node.id === c.id)!;
+        if (info.alias) scope.locals.add(info.alias);
+        this.exceptStack.push({ types: info.types, alias: info.alias });
+        for (const b of c.namedChildren) if (b?.type === 'block') this.block(b, scope);
+        this.exceptStack.pop();
+      } else this.blocksOf(c, scope, []);
+    }
+  }
+
+  protected exceptTypes(clause: Node): { types: string[]; alias: string | null } {
+    let value: Node | null = clause.childForFieldName('value');
+    if (!value) value = clause.namedChildren.find((c) => c && c.type !== 'block' && c.type !== 'comment') ?? null;
+    if (!value) return { types: ['BaseException'], alias: null };
+    let alias: string | null = null;
+    if (value.type === 'as_pattern') {
+      const a = value.childForFieldName('alias')?.namedChild(0);
+      alias = a?.type === 'identifier' ? this.text(a) : null;
+      value = value.namedChild(0);
+    }
+    const list = value?.type === 'tuple' || value?.type === 'parenthesized_expression' ? value.namedChildren : [value];
+    const types = list.map((n) => (n ? dotted(n, this.source) : null)).filter((s): s is string => !!s);
+    return { types: types.length ? types : ['BaseException'], alias };
+  }
+
+  protected raise(node: Node, scope: Scope): void {
+    const exc = node.namedChildren.find((c) => c && c.id !== node.childForFieldName('cause')?.id) ?? null;
+    this.expr(node.childForFieldName('cause'), scope);
+    const current = this.exceptStack[this.exceptStack.length - 1];
+    if (!exc) {
+      if (current) for (const t of current.types) this.refs.push({ from: scope.ent.id, relation: 'PROPAGATES_ERROR', target: t, span: span(node), catches: this.catches(), reraise: true });
+      return;
+    }
+    const callee = exc.type === 'call' ? exc.childForFieldName('function') : exc;
+    if (exc.type === 'call') this.expr(exc.childForFieldName('arguments'), scope);
+    const path = callee ? dotted(callee, this.source) : null;
+    if (!path) {
+      this.expr(exc, scope);
+      return;
+    }
+    this.wordsOf(path, scope);
+    const aliased = this.exceptStack.slice().reverse().find((x) => x.alias === path);
+    if (aliased) {
+      for (const t of aliased.types) this.refs.push({ from: scope.ent.id, relation: 'PROPAGATES_ERROR', target: t, span: span(node), catches: this.catches(), reraise: true });
+      return;
+    }
+    this.defer(scope, 'PROPAGATES_ERROR', path, node);
+    if (exc.type === 'call') this.defer(scope, 'CALLS', path, callee!.type === 'attribute' ? callee!.childForFieldName('attribute')! : callee!);
+  }
+}
