@@ -1,8 +1,8 @@
 // Name resolution: a raw reference + the symbol model → zero, one or several target ids.
 // The rules are written down in ./README.md; keep the two in step.
 import { entityId } from '../../../../protocol';
-import type { Ent, FileSymbols, SymbolModel } from './model';
-import { dirOf } from './model';
+import type { Ent, FileSymbols } from './model';
+import { MAX_CANDIDATES, NameLookup, lastSeg, type Found } from './lookup';
 
 export interface RefInput {
   file: string;
@@ -27,24 +27,8 @@ export interface Resolution {
 }
 
 const NONE: Resolution = { targets: [], ambiguous: false, caught: false };
-const MAX_CANDIDATES = 5;
-const MAX_HOPS = 5;
-const MAX_NESTING = 12;
 
-interface Found {
-  ents: Ent[];
-  ambiguous: boolean;
-}
-const NOT_FOUND: Found = { ents: [], ambiguous: false };
-
-export class Resolver {
-  private mroCache = new Map<string, { mro: Ent[]; open: boolean }>();
-  /** How deep type and alias lookups are nested: code like `x = x.copy()` must not recurse forever. */
-  private nesting = 0;
-  private cacheGen = -1;
-
-  constructor(private readonly model: SymbolModel) {}
-
+export class Resolver extends NameLookup {
   resolve(ref: RefInput): Resolution {
     if (this.cacheGen !== this.model.generation) {
       this.mroCache.clear();
@@ -71,9 +55,9 @@ export class Resolver {
     }
   }
 
-  // --- relations -----------------------------------------------------------------------------
+  // --- relations ----------------------------------------------------------------------------
 
-  private calls(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
+  protected calls(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
     const found = this.withReceiver(fs, from, ref);
     if (ref.access) {
       // `self.name` calls the getter of property `name` (a setter of the same name may have
@@ -88,7 +72,7 @@ export class Resolver {
     return this.result({ ents, ambiguous: found.ambiguous }, (e) => e.kind !== 'module');
   }
 
-  private mutates(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
+  protected mutates(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
     const segs = ref.target.split('.');
     const attr = segs[segs.length - 1];
     let owner: Ent | undefined;
@@ -117,7 +101,7 @@ export class Resolver {
     return NONE;
   }
 
-  private config(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
+  protected config(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
     const virtual = (kind: 'config' | 'file', name: string): Resolution => {
       const id = entityId(kind, name, name);
       return { targets: [id], ambiguous: false, caught: false, virtual: { id, kind, name } };
@@ -146,7 +130,7 @@ export class Resolver {
     }
   }
 
-  private raises(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
+  protected raises(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
     const found = this.path(fs, from, ref.target, true);
     // `raise make_error(...)`: the exception is what the factory returns, when that is known.
     const cls = found.ents
@@ -180,322 +164,13 @@ export class Resolver {
     return names.has(lastSeg(handler));
   }
 
-  // --- lookups ---------------------------------------------------------------------------------
-
-  private withReceiver(fs: FileSymbols, from: Ent, ref: RefInput): Found {
-    const segs = ref.target.split('.');
-    switch (ref.receiver) {
-      case null:
-        return this.path(fs, from, ref.target, true);
-      case 'self':
-      case 'cls':
-      case 'super': {
-        const cls = this.enclosingClass(from);
-        if (!cls) return NOT_FOUND;
-        return this.inClass(cls, segs, ref.receiver === 'super');
-      }
-      case 'typed': {
-        const cls = this.typeClass(fs, from, ref.rtype!);
-        return cls ? this.inClass(cls, segs, false) : NOT_FOUND;
-      }
-      default:
-        return NOT_FOUND;
-    }
-  }
-
-  /** `a.m` looked up from class `cls`: attribute types for all but the last segment. */
-  private inClass(cls: Ent, segs: string[], skipSelf: boolean): Found {
-    let c: Ent | undefined = cls;
-    for (let i = 0; i < segs.length - 1 && c; i++) c = this.attrClass(c, segs[i]);
-    if (!c) return NOT_FOUND;
-    const m = this.member(c, segs[segs.length - 1], () => true, skipSelf && segs.length === 1);
-    return m ? { ents: [m], ambiguous: false } : NOT_FOUND;
-  }
-
-  /** The class of attribute `attr` of `cls` (from `self.attr = Cls()` and annotations). */
-  private attrClass(cls: Ent, attr: string): Ent | undefined {
-    for (const k of this.mro(cls).mro) {
-      const fs = this.model.files.get(k.file);
-      const t = fs?.attrTypes.get(k.id)?.get(attr);
-      if (t && fs) return this.typeClass(fs, k, t);
-    }
-    return undefined;
-  }
-
-  /**
-   * The class a type expression names, seen from `from`: a class; a function, method or global
-   * whose recorded type (`returns`) names one; `self.m` / `cls.m` for a method of the enclosing
-   * class. A few hops at most.
-   */
-  private typeClass(fs: FileSymbols, from: Ent, type: string, depth = 0): Ent | undefined {
-    if (depth > 4 || this.nesting > MAX_NESTING) return undefined;
-    this.nesting++;
-    try {
-      return this.typeClassOf(fs, from, type, depth);
-    } finally {
-      this.nesting--;
-    }
-  }
-
-  private typeClassOf(fs: FileSymbols, from: Ent, type: string, depth: number): Ent | undefined {
-    if (type.includes('|')) {
-      for (const alt of type.split('|')) {
-        const c = this.typeClassOf(fs, from, alt, depth);
-        if (c) return c;
-      }
-      return undefined;
-    }
-    let t: Ent | undefined;
-    const segs = type.split('.');
-    if ((segs[0] === 'self' || segs[0] === 'cls') && segs.length > 1) {
-      const cls = this.enclosingClass(from);
-      if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
-    } else t = this.single(this.path(fs, from, type, true));
-    if (!t) return undefined;
-    if (t.kind === 'class') return t;
-    if (t.returns && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
-      const tfs = this.model.files.get(t.file);
-      const scope = t.kind === 'global' ? tfs?.moduleEnt : t;
-      if (tfs && scope) return this.typeClass(tfs, scope, t.returns, depth + 1);
-    }
-    return undefined;
-  }
-
-  /** Member of a class through its MRO; undefined when absent or possibly in an external base. */
-  private member(cls: Ent, name: string, ok: (e: Ent) => boolean, skipSelf = false): Ent | undefined {
-    const { mro } = this.mro(cls);
-    for (const k of skipSelf ? mro.slice(1) : mro) {
-      const m = this.model.files.get(k.file)?.byQname.get(`${k.qname}.${name}`);
-      if (m && ok(m)) return m;
-    }
-    return undefined;
-  }
-
-  private constructorOf(cls: Ent): Ent {
-    return this.member(cls, '__init__', (e) => e.kind === 'method') ?? cls;
-  }
-
-  mro(cls: Ent): { mro: Ent[]; open: boolean } {
-    const cached = this.mroCache.get(cls.id);
-    if (cached) return cached;
-    const out: Ent[] = [];
-    let open = false;
-    const visit = (c: Ent, depth: number) => {
-      if (out.includes(c) || depth > 20) return;
-      out.push(c);
-      const fs = this.model.files.get(c.file);
-      const scope = c.parent ? this.model.byId.get(c.parent) : undefined;
-      for (const b of c.bases ?? []) {
-        if (b === 'object') continue;
-        const base = fs && scope ? this.single(this.path(fs, scope, b, true)) : undefined;
-        if (base && base.kind === 'class') visit(base, depth + 1);
-        else open = true;
-      }
-    };
-    this.mroCache.set(cls.id, { mro: out, open: false }); // guards against cycles
-    visit(cls, 0);
-    const r = { mro: out, open };
-    this.mroCache.set(cls.id, r);
-    return r;
-  }
-
-  private enclosingClass(from: Ent): Ent | undefined {
-    let e: Ent | undefined = from;
-    while (e && e.kind !== 'class') e = e.parent ? this.model.byId.get(e.parent) : undefined;
-    return e;
-  }
-
-  /** A dotted path: the longest prefix bound as a name, then members inside it. */
-  path(fs: FileSymbols, from: Ent, dotted: string, guess: boolean): Found {
-    const segs = dotted.split('.');
-    for (let i = segs.length; i >= 1; i--) {
-      const prefix = segs.slice(0, i).join('.');
-      let base: Found;
-      if (i === 1) base = this.name(fs, from, prefix, guess && segs.length === 1);
-      else {
-        const b = this.bindingFor(fs, from, prefix);
-        if (!b) continue;
-        base = this.binding(b, 0);
-      }
-      if (!base.ents.length) {
-        if (i === 1) return this.packagePrefix(fs, segs);
-        continue;
-      }
-      let cur = base.ents.flatMap((e) => this.deref(e));
-      for (const s of segs.slice(i)) {
-        cur = cur.flatMap((e) => this.inside(e, s, 0)).flatMap((e) => this.deref(e));
-        if (!cur.length) return NOT_FOUND;
-      }
-      return { ents: cur.slice(0, MAX_CANDIDATES), ambiguous: base.ambiguous || cur.length > 1 };
-    }
-    return NOT_FOUND;
-  }
-
-  /** `a.b.f` where only `import a.b.c` bound anything: `a.b` is still a package prefix. */
-  private packagePrefix(fs: FileSymbols, segs: string[]): Found {
-    if (segs.length < 2 || !fs.bindings.some((b) => b.local?.startsWith(segs[0] + '.'))) return NOT_FOUND;
-    for (let i = segs.length - 1; i >= 1; i--) {
-      const files = this.model.moduleFiles(segs.slice(0, i).join('.'));
-      if (!files.length) continue;
-      let cur = files.map((f) => this.model.moduleEntity(f)).filter((e): e is Ent => !!e);
-      for (const s of segs.slice(i)) cur = cur.flatMap((e) => this.inside(e, s, 0));
-      return cur.length ? { ents: cur, ambiguous: cur.length > 1 } : NOT_FOUND;
-    }
-    return NOT_FOUND;
-  }
-
-  /** Member `name` inside a module (top level, submodule, re-export) or a class (MRO). */
-  private inside(e: Ent, name: string, hops: number): Ent[] {
-    if (e.kind === 'class') {
-      const m = this.member(e, name, () => true);
-      return m ? [m] : [];
-    }
-    if (e.kind === 'global' && e.returns) {
-      // An instance held by a module global (`logger = Logger()` imported elsewhere).
-      const fs = this.model.files.get(e.file);
-      const cls = fs?.moduleEnt ? this.typeClass(fs, fs.moduleEnt, e.returns) : undefined;
-      const m = cls ? this.member(cls, name, () => true) : undefined;
-      return m ? [m] : [];
-    }
-    if (e.kind !== 'module') return [];
-    const fs = this.model.files.get(e.file);
-    if (!fs) return [];
-    const top = fs.byQname.get(name);
-    if (top && top.kind !== 'module') return [top];
-    if (fs.module) {
-      const sub = this.model.moduleFiles(`${fs.module}.${name}`).map((f) => this.model.moduleEntity(f));
-      if (sub.length && sub[0]) return [sub[0]];
-    }
-    if (hops < MAX_HOPS) {
-      const b = fs.bindings.find((x) => x.local === name && x.scope === null);
-      if (b) return this.binding(b, hops + 1).ents;
-      for (const star of fs.bindings.filter((x) => x.member === '*')) {
-        const r = this.moduleEnts(star.module).flatMap((m) => this.inside(m, name, hops + 1));
-        if (r.length) return r;
-      }
-    }
-    return [];
-  }
-
-  private binding(b: { module: string; member: string | null }, hops: number): Found {
-    const mods = this.moduleEnts(b.module);
-    if (!b.member) return mods.length ? { ents: mods.slice(0, 1), ambiguous: false } : NOT_FOUND;
-    const ents = mods.flatMap((m) => this.inside(m, b.member!, hops));
-    return ents.length ? { ents, ambiguous: ents.length > 1 } : NOT_FOUND;
-  }
-
-  private moduleEnts(module: string): Ent[] {
-    return this.model.moduleFiles(module).map((f) => this.model.moduleEntity(f)).filter((e): e is Ent => !!e);
-  }
-
-  /** IMPORTS targets are absolute dotted names: the longest module prefix, then members. */
-  private importTarget(dotted: string): Found {
-    const segs = dotted.split('.');
-    for (let i = segs.length; i >= 1; i--) {
-      const mods = this.moduleEnts(segs.slice(0, i).join('.'));
-      if (!mods.length) continue;
-      let cur = mods.slice(0, 1);
-      for (const s of segs.slice(i)) cur = cur.flatMap((e) => this.inside(e, s, 0));
-      return cur.length ? { ents: cur, ambiguous: false } : NOT_FOUND;
-    }
-    return NOT_FOUND;
-  }
-
-  /** A plain name, by the rules of README.md: scopes, file, imports, directory, workspace. */
-  name(fs: FileSymbols, from: Ent, n: string, guess: boolean): Found {
-    for (let s: Ent | undefined = from; s && s.kind !== 'module'; s = s.parent ? this.model.byId.get(s.parent) : undefined) {
-      if (s.kind === 'class' && s !== from) continue;
-      const hit = fs.byQname.get(`${s.qname}.${n}`);
-      if (hit) return this.allDefinitions(fs, hit);
-    }
-    const top = fs.byQname.get(n);
-    if (top && top.kind !== 'module' && top.kind !== 'attr') return this.allDefinitions(fs, top);
-    const b = this.bindingFor(fs, from, n);
-    if (b) return this.binding(b, 0);
-    for (const star of fs.bindings.filter((x) => x.member === '*')) {
-      const r = this.moduleEnts(star.module).flatMap((m) => this.inside(m, n, 1));
-      if (r.length) return { ents: r, ambiguous: r.length > 1 };
-    }
-    if (!guess || fs.language.builtins?.has(n)) return NOT_FOUND;
-    const dir = dirOf(fs.file);
-    const sameDir = this.model
-      .filesInDir(dir)
-      .filter((f) => f !== fs.file)
-      .map((f) => this.model.files.get(f)?.byQname.get(n))
-      .filter((e): e is Ent => !!e && (e.kind === 'function' || e.kind === 'class'));
-    if (sameDir.length) return { ents: sameDir, ambiguous: sameDir.length > 1 };
-    const all = this.model.topLevelNamed(n);
-    if (all.length === 1) return { ents: all, ambiguous: false };
-    return NOT_FOUND;
-  }
-
-  // --- helpers ---------------------------------------------------------------------------------
-
-  /** The import binding of `local` visible from `from`: the innermost function's own first. */
-  private bindingFor(fs: FileSymbols, from: Ent, local: string): FileSymbols['bindings'][number] | undefined {
-    let best: FileSymbols['bindings'][number] | undefined;
-    let bestDepth = -1;
-    for (const b of fs.bindings) {
-      if (b.local !== local) continue;
-      if (b.scope === null) {
-        if (bestDepth < 0) {
-          best = b;
-          bestDepth = 0;
-        }
-        continue;
-      }
-      let depth = 1;
-      for (let s: Ent | undefined = from; s; s = s.parent ? this.model.byId.get(s.parent) : undefined, depth++) {
-        if (s.id === b.scope) {
-          const d = 1000 - depth; // the nearer the scope, the better
-          if (d > bestDepth) {
-            best = b;
-            bestDepth = d;
-          }
-          break;
-        }
-      }
-    }
-    return best;
-  }
-
-  /** A name defined more than once in a file (conditional definitions): every candidate. */
-  private allDefinitions(fs: FileSymbols, e: Ent): Found {
-    const all = fs.dupes.get(e.qname);
-    return all ? { ents: all, ambiguous: true } : { ents: [e], ambiguous: false };
-  }
-
-  /** A global that is another name (`X = Y`) stands for what that name resolves to. */
-  private deref(e: Ent, depth = 0): Ent[] {
-    if (e.kind !== 'global' || !e.alias || depth > 3 || this.nesting > MAX_NESTING) return [e];
-    const fs = this.model.files.get(e.file);
-    const scope = fs?.moduleEnt;
-    if (!fs || !scope) return [e];
-    this.nesting++;
-    try {
-      const found = this.path(fs, scope, e.alias, false);
-      return found.ents.length ? found.ents.filter((x) => x !== e).flatMap((x) => this.deref(x, depth + 1)) : [e];
-    } finally {
-      this.nesting--;
-    }
-  }
-
-  private single(f: Found): Ent | undefined {
-    return f.ents.length === 1 ? f.ents[0] : undefined;
-  }
-
-  private one(e: Ent): Resolution {
+  protected one(e: Ent): Resolution {
     return { targets: [e.id], ambiguous: false, caught: false };
   }
 
-  private result(f: Found, ok: (e: Ent) => boolean): Resolution {
+  protected result(f: Found, ok: (e: Ent) => boolean): Resolution {
     const ents = [...new Set(f.ents.filter(ok))];
     if (!ents.length || ents.length > MAX_CANDIDATES) return NONE;
     return { targets: ents.map((e) => e.id), ambiguous: f.ambiguous || ents.length > 1, caught: false };
   }
-}
-
-function lastSeg(s: string): string {
-  const i = s.lastIndexOf('.');
-  return i < 0 ? s : s.slice(i + 1);
 }
