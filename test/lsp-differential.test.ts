@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LspClient, fileUri, tempDir, writeFiles } from './helpers/lsp-client';
-import { applySplice, inverse, prng, snap, toContentChange, type LspRange, type Splice } from './helpers/lsp-text';
+import { applySplice, inverse, prng, snap, toContentChange, type CallItem, type DocSymbol, type LspRange, type Splice } from './helpers/lsp-text';
 
 const UTIL = `"""Helpers."""
 
@@ -57,19 +57,8 @@ class Runner:
 const MAIN_REL = 'pkg/main.py';
 const UTIL_REL = 'pkg/util.py';
 
-interface Sym {
-  name: string;
-  kind: number;
-  range: LspRange;
-  selectionRange: LspRange;
-  children?: Sym[];
-}
-interface Item {
-  name: string;
-  uri: string;
-  selectionRange: LspRange;
-  data: { id: string };
-}
+type Sym = DocSymbol;
+type Item = CallItem;
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {

@@ -5,23 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LspClient, copyShop, fileUri, tempDir } from './helpers/lsp-client';
-import type { LspRange } from './helpers/lsp-text';
+import type { CallItem, DocSymbol, LspRange } from './helpers/lsp-text';
 import { lineStarts } from './helpers/lsp-text';
 
-interface Sym {
-  name: string;
-  kind: number;
-  range: LspRange;
-  selectionRange: LspRange;
-  children?: Sym[];
-}
-interface Item {
-  name: string;
-  uri: string;
-  range: LspRange;
-  selectionRange: LspRange;
-  data: { id: string };
-}
+type Sym = DocSymbol;
+type Item = CallItem;
 interface Lens {
   range: LspRange;
   data: { id: string };

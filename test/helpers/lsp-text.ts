@@ -12,6 +12,24 @@ export interface LspRange {
   end: LspPosition;
 }
 
+/** A hierarchical document symbol as the server returns it. */
+export interface DocSymbol {
+  name: string;
+  kind: number;
+  range: LspRange;
+  selectionRange: LspRange;
+  children?: DocSymbol[];
+}
+
+/** A call hierarchy item as the server returns it (its entity id in `data`). */
+export interface CallItem {
+  name: string;
+  uri: string;
+  range: LspRange;
+  selectionRange: LspRange;
+  data: { id: string };
+}
+
 export interface Splice {
   /** Offset (UTF-16) in the text before this splice. */
   start: number;
