@@ -7,6 +7,7 @@ import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { LiveDocument, computeEdit, computeLineStarts } from '../server/src/engine/parse/document';
 import type { TextChange } from '../server/src/engine/api';
+import { mulberry32 as rng } from '../server/eval/random';
 
 const require_ = createRequire(__filename);
 let parser: Parser;
@@ -18,17 +19,6 @@ beforeAll(async () => {
   parser.setLanguage(python);
 });
 
-/** Deterministic PRNG (mulberry32) so a failure can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SNIPPETS = [
   'def f(x):\n    return g(x)\n',

@@ -4,6 +4,7 @@
 // sentence, and the eval copy of the source has that docstring replaced by `pass`.
 import { execFileSync } from 'node:child_process';
 import { firstSentence } from './docstrings';
+import { mulberry32 } from './random';
 
 export interface DocumentedFunction {
   /** Path relative to the stdlib root, `/`-separated. */
@@ -81,14 +82,7 @@ export function usableQuestion(f: DocumentedFunction): boolean {
 
 /** Deterministic sample: a seeded Fisher–Yates shuffle of the candidates in path order. */
 export function sample<T>(items: T[], n: number, seed: number): T[] {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = mulberry32(seed);
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));

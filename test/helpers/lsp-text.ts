@@ -1,6 +1,7 @@
 // Text bookkeeping an editor does for LSP: offsets ↔ positions with LSP line semantics (`\r\n`,
 // `\n` and `\r` end a line; characters are UTF-16 code units) and incremental content changes
 // built from string splices, so tests can edit a buffer the way VS Code does.
+import { mulberry32 } from '../../server/eval/random';
 
 export interface LspPosition {
   line: number;
@@ -90,14 +91,7 @@ export function snap(text: string, offset: number): number {
 
 /** A small deterministic PRNG (mulberry32): failures reproduce from the seed. */
 export function prng(seed: number): { next: () => number; int: (n: number) => number; pick: <T>(xs: readonly T[]) => T } {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (n: number) => Math.floor(next() * n);
   return { next, int, pick: (xs) => xs[int(xs.length)] };
 }

@@ -2,6 +2,7 @@
 // 2011): multiply by a random Gaussian block, sharpen with a few power iterations, and solve the
 // small problem exactly. Everything in plain typed arrays; the tall matrices are row-major.
 import type { SparseMatrix } from './ppmi';
+import { mulberry32 } from '../random';
 
 export interface SvdResult {
   /** rows × rank, row-major, left singular vectors. */
@@ -12,14 +13,7 @@ export interface SvdResult {
 
 /** Deterministic PRNG (mulberry32) with Gaussian draws (Box–Muller). */
 export function gaussian(seed: number): () => number {
-  let a = seed >>> 0;
-  const uniform = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const uniform = mulberry32(seed);
   return () => Math.sqrt(-2 * Math.log(uniform() + 1e-12)) * Math.cos(2 * Math.PI * uniform());
 }
 
