@@ -118,6 +118,11 @@ export class Graph {
     this.run = { ...newWork(), interleaved: false };
   }
 
+  /** True when edits were resolved during the run: `finishRun` then looks references up by name. */
+  get runInterleaved(): boolean {
+    return this.run?.interleaved ?? false;
+  }
+
   /**
    * Resolves what an index run wrote, in chunks that let requests in between. After a cold
    * run every reference is pending anyway, so the selective pass is skipped — unless edits

@@ -44,6 +44,8 @@ export interface ExtractedEntity {
   alias?: string;
   /** Significant words of the body (identifiers, string words), capped: feeds lexical search. */
   body: string;
+  /** Set by index workers (see `entityHash`); absent from a fresh extraction. */
+  contentHash?: string;
 }
 
 /** How the first segment of a reference binds, when the extractor could tell. */

@@ -5,7 +5,7 @@ import type { FileExtraction, RawRef } from '../languages/types';
 import type { Db } from './db';
 import type { EntityDbRow, FileRow, RefDbRow, RefEdgeDbRow } from './rows';
 import { splitIdentifier } from './words';
-import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './rowdata';
+import { entityParams, entityValues, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './rowdata';
 import { BULK_INDEXES, DDL } from './schema';
 
 export interface FileMeta {
@@ -54,7 +54,11 @@ const REF_COLS = `r.rid, r.fid, f.path AS path, s.id AS source, r.relation, r.ta
 
 export class Store {
   private readonly s;
-  private bulk = false;
+  /**
+   * Set during a bulk load: ids of the entities written so far, so edges are inserted without
+   * a lookup per target (and kept true when an edit rewrites a file meanwhile).
+   */
+  private bulk: { eids: Map<string, number>; lexicalFrom: number } | null = null;
   /**
    * The rows of the file written last, as replaceFile left them: a buffer being edited is
    * rewritten on every keystroke, and reading its rows back each time would cost more than
@@ -64,7 +68,14 @@ export class Store {
 
   constructor(readonly db: Db) {
     db.function('nsccn_split', { deterministic: true }, (t: unknown) => splitIdentifier(String(t ?? '')));
-    db.function('nsccn_path_words', { deterministic: true }, (t: unknown) => pathWords(String(t ?? '')));
+    // Called once per entity row with the same path many times in a row.
+    let lastPath = '';
+    let lastWords = '';
+    db.function('nsccn_path_words', { deterministic: true }, (t: unknown) => {
+      const p = String(t ?? '');
+      if (p !== lastPath) [lastPath, lastWords] = [p, pathWords(p)];
+      return lastWords;
+    });
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       fileByPath: p('SELECT * FROM files WHERE path = ?'),
@@ -97,11 +108,18 @@ export class Store {
           bases = excluded.bases, returns = excluded.returns, alias = excluded.alias, body = excluded.body,
           content_hash = excluded.content_hash
         RETURNING eid`),
+      insertFile: p('INSERT INTO files(path, language, module, hash, size, mtime_ms, syntax_errors) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insertEntity: p(`INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
+          signature, docstring, decorators, bases, returns, alias, body, content_hash)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       upsertVirtual: p(`INSERT INTO entities(id, kind, name, qname, signature) VALUES (?, ?, ?, ?, ?)
         ON CONFLICT(id) DO NOTHING`),
       deleteEntity: p('DELETE FROM entities WHERE eid = ?'),
       ftsInsert: p('INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       ftsDelete: p('DELETE FROM entities_fts WHERE rowid = ?'),
+      ftsFill: p(`INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body)
+        SELECT e.eid, e.name, nsccn_split(e.qname), e.signature, coalesce(e.docstring, ''), nsccn_path_words(f.path), e.body
+        FROM entities e JOIN files f ON f.fid = e.fid WHERE e.eid >= ?`),
       refsOfFileRids: p('SELECT rid FROM refs WHERE fid = ?'),
       deleteEdgesOfFile: p('DELETE FROM edges WHERE rid IN (SELECT rid FROM refs WHERE fid = ?)'),
       deleteRefsOfFile: p('DELETE FROM refs WHERE fid = ?'),
@@ -114,6 +132,7 @@ export class Store {
       deleteSkeleton: p('DELETE FROM skeletons WHERE fid = ?'),
       deleteEdgesOfRef: p('DELETE FROM edges WHERE rid = ?'),
       insertEdge: p('INSERT INTO edges(rid, dst, ambiguous, caught) SELECT ?, eid, ?, ? FROM entities WHERE id = ?'),
+      insertEdgeEid: p('INSERT INTO edges(rid, dst, ambiguous, caught) VALUES (?, ?, ?, ?)'),
       entityById: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.id = ?`),
       entityByEid: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.eid = ?`),
       entitiesOfPath: p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE f.path = ? ORDER BY e.sr, e.sc, e.eid`),
@@ -144,7 +163,8 @@ export class Store {
       skeletonGet: p('SELECT s.hash, s.json FROM skeletons s JOIN files f ON f.fid = s.fid WHERE f.path = ?'),
       skeletonPut: p('INSERT OR REPLACE INTO skeletons(fid, hash, json) VALUES ((SELECT fid FROM files WHERE path = ?), ?, ?)'),
       idsLike: p(`SELECT id FROM entities WHERE id LIKE ? ESCAPE '\\' LIMIT 200`),
-      pruneVirtual: p(`DELETE FROM entities WHERE fid IS NULL AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.dst = entities.eid)`),
+      // NOT IN builds the set of targets once: no index on edges.dst is needed (a bulk load has none).
+      pruneVirtual: p(`DELETE FROM entities WHERE fid IS NULL AND eid NOT IN (SELECT dst FROM edges)`),
     };
   }
 
@@ -154,34 +174,42 @@ export class Store {
    */
   beginBulkLoad(): void {
     for (const name of BULK_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
-    // Derived data being built from scratch: a crash means a rebuild anyway, so skip syncs and
-    // mid-load checkpoints.
+    // Derived data being built from scratch: a crash means a rebuild anyway, so skip syncs, and
+    // write pages once (a WAL would write them twice: log, then checkpoint). Another process
+    // holding the index open keeps it in WAL mode, which is only slower.
     this.db.pragma('synchronous = OFF');
+    try {
+      this.db.pragma('journal_mode = MEMORY');
+    } catch {
+      /* stays in WAL */
+    }
     this.db.pragma('wal_autocheckpoint = 0');
-    this.bulk = true;
+    const eids = new Map<string, number>();
+    for (const r of this.db.prepare('SELECT id, eid FROM entities').iterate() as IterableIterator<{ id: string; eid: number }>) eids.set(r.id, r.eid);
+    const top = this.db.prepare('SELECT coalesce(max(eid), 0) AS n FROM entities').get() as { n: number };
+    this.bulk = { eids, lexicalFrom: top.n + 1 };
   }
 
-  /**
-   * Ends a bulk load: rebuilds the indexes and fills the lexical index in one pass (interleaving
-   * FTS5 inserts with entity inserts makes both several times slower).
-   */
+  get bulkLoading(): boolean {
+    return this.bulk !== null;
+  }
+
+  /** Ends a bulk load: the rest of the lexical index, then the indexes. */
   endBulkLoad(): void {
     if (!this.bulk) return;
-    this.bulk = false;
+    this.transaction(() => this.fillLexical());
+    this.bulk = null;
     this.db.exec(DDL);
-    this.transaction(() =>
-      this.db
-        .prepare(
-          `INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body)
-           SELECT e.eid, e.name, nsccn_split(e.qname), e.signature, coalesce(e.docstring, ''), nsccn_path_words(f.path), e.body
-           FROM entities e JOIN files f ON f.fid = e.fid`,
-        )
-        .run(),
-    );
+    // Statistics from a sample: the planner needs the shape, not exact counts.
+    this.db.pragma('analysis_limit = 1000');
     this.db.exec('ANALYZE');
+    try {
+      this.db.pragma('journal_mode = WAL');
+    } catch {
+      /* another connection appeared meanwhile: it switches at the next open */
+    }
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('wal_autocheckpoint = 1000');
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /** Opens a transaction that spans awaits; `transaction()` calls inside it become savepoints. */
@@ -190,7 +218,21 @@ export class Store {
   }
 
   commitLong(): void {
-    if (this.db.inTransaction) this.db.exec('COMMIT');
+    if (!this.db.inTransaction) return;
+    if (this.bulk) this.fillLexical();
+    this.db.exec('COMMIT');
+  }
+
+  /**
+   * Bulk load: indexes for search the entities written since the last fill, in one statement
+   * outside any savepoint. (FTS5 writes a segment at every savepoint, so a row at a time per
+   * batch makes both the load and the later merges several times slower.)
+   */
+  private fillLexical(): void {
+    const bulk = this.bulk!;
+    this.s.ftsFill.run(bulk.lexicalFrom);
+    const top = this.db.prepare('SELECT coalesce(max(eid), 0) AS n FROM entities').get() as { n: number };
+    bulk.lexicalFrom = Math.max(bulk.lexicalFrom, top.n + 1);
   }
 
   transaction<T>(fn: () => T): T {
@@ -214,6 +256,31 @@ export class Store {
 
   touchFile(fid: number, mtimeMs: number, size: number): void {
     this.s.touchFile.run(mtimeMs, size, fid);
+  }
+
+  /**
+   * During a bulk load, writes a file the index does not hold yet with plain inserts (no
+   * diffing, no lookups). Returns null when the file is already there: use `replaceFile`.
+   */
+  insertFile(meta: FileMeta, ex: FileExtraction): ReplaceResult | null {
+    const bulk = this.bulk;
+    if (!bulk || this.s.fileByPath.get(meta.path)) return null;
+    return this.transaction(() => {
+      const fid = Number(this.s.insertFile.run(meta.path, meta.language, meta.module, meta.hash, meta.size, meta.mtimeMs, ex.syntaxErrors).lastInsertRowid);
+      const eids = new Map<string, number>();
+      for (const e of ex.entities) {
+        const eid = Number(this.s.insertEntity.run(...entityValues(e, fid)).lastInsertRowid);
+        eids.set(e.id, eid);
+        bulk.eids.set(e.id, eid);
+      }
+      const refs: Array<{ rid: number; ref: RawRef }> = [];
+      for (const ref of ex.refs) {
+        const src = eids.get(ref.from);
+        if (src !== undefined) refs.push({ rid: this.insertRef(fid, src, ref), ref });
+      }
+      this.insertBindings(fid, ex);
+      return { fid, refs, kept: [], removedIds: [] };
+    });
   }
 
   /**
@@ -245,8 +312,10 @@ export class Store {
       if (prev && prev.content_hash !== params.contentHash) this.s.ftsDelete.run(prev.eid);
       const { eid } = this.s.upsertEntity.get(params) as { eid: number };
       eids.set(e.id, eid);
+      this.bulk?.eids.set(e.id, eid);
       nowEntities.push({ eid, id: e.id, kind: params.kind, name: params.name, qname: params.qname, parent: params.parent, sr: params.sr, sc: params.sc, er: params.er, ec: params.ec, nsr: params.nsr, nsc: params.nsc, ner: params.ner, nec: params.nec, content_hash: params.contentHash });
-      if (!this.bulk && (!prev || prev.content_hash !== params.contentHash)) {
+      // During a bulk load, rows above the watermark are indexed for search at the next commit.
+      if ((!this.bulk || eid < this.bulk.lexicalFrom) && (!prev || prev.content_hash !== params.contentHash)) {
         this.s.ftsInsert.run(eid, e.name, splitIdentifier(e.qname), e.signature, e.docstring ?? '', words, e.body);
       }
     }
@@ -254,6 +323,7 @@ export class Store {
     for (const [id, o] of old) {
       this.s.ftsDelete.run(o.eid);
       this.s.deleteEntity.run(o.eid);
+      this.bulk?.eids.delete(id);
       removedIds.push(id);
     }
     const refs: Array<{ rid: number; ref: RawRef }> = [];
@@ -296,13 +366,17 @@ export class Store {
         this.s.deleteRef.run(r.rid);
       }
     }
+    this.insertBindings(fid, ex);
+    if (!this.bulk) this.last = { fid, entities: nowEntities, refs: nowRefs };
+    return { fid, refs, kept, removedIds };
+  }
+
+  private insertBindings(fid: number, ex: FileExtraction): void {
     for (const b of ex.imports) {
       const s = b.span;
       this.s.insertImport.run(fid, b.from, b.local, b.module, b.member, s.start.row, s.start.column, s.end.row, s.end.column);
     }
     for (const a of ex.attrTypes) this.s.insertAttrType.run(fid, a.cls, a.attr, a.type);
-    if (!this.bulk) this.last = { fid, entities: nowEntities, refs: nowRefs };
-    return { fid, refs, kept, removedIds };
   }
 
   /** Moves the rows of a file's entities and references below `afterRow` by `delta` lines. */
@@ -351,6 +425,7 @@ export class Store {
     for (const r of this.s.entityIdsOfFile.all(f.fid) as Array<{ eid: number; id: string }>) {
       this.s.ftsDelete.run(r.eid);
       this.s.deleteEntity.run(r.eid);
+      this.bulk?.eids.delete(r.id);
       removed.push(r.id);
     }
     this.s.deleteEdgesOfFile.run(f.fid);
@@ -370,7 +445,11 @@ export class Store {
   }
 
   insertEdges(rid: number, targets: ResolvedTarget[]): void {
-    for (const t of targets) this.s.insertEdge.run(rid, t.ambiguous ? 1 : 0, t.caught ? 1 : 0, t.target);
+    for (const t of targets) {
+      const dst = this.bulk?.eids.get(t.target);
+      if (dst !== undefined) this.s.insertEdgeEid.run(rid, dst, t.ambiguous ? 1 : 0, t.caught ? 1 : 0);
+      else this.s.insertEdge.run(rid, t.ambiguous ? 1 : 0, t.caught ? 1 : 0, t.target);
+    }
   }
 
   /** Config and file targets are entities without a file, created on first use. */

@@ -94,11 +94,20 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
       done += batch.length;
       onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
     });
-  } finally {
+  } catch (e) {
     store.commitLong();
     if (bulk) store.endBulkLoad();
+    throw e;
   }
-  await graph.finishRun(!cold);
+  store.commitLong();
+  // Edges go in before the bulk load's indexes are built, unless resolution must look
+  // references up by name (edits were resolved during the run), which wants the indexes.
+  if (bulk && graph.runInterleaved) store.endBulkLoad();
+  try {
+    await graph.finishRun(!cold);
+  } finally {
+    if (bulk) store.endBulkLoad();
+  }
   const counts = store.counts();
   return {
     files: counts.files,

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Parsers } from '../parse/parsers';
 import { processFile, type FileJob, type FileOutcome } from './process';
+import { decodeBatch, type WireBatch } from './wire';
 
 const BATCH = 16;
 
@@ -47,15 +48,20 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
       workers.map(
         (w) =>
           new Promise<void>((resolve, reject) => {
+            // Two batches in flight: the worker parses the next while this thread writes the last.
+            let inFlight = 0;
             const feed = () => {
-              if (next >= queue.length || opts.shouldStop?.()) return resolve();
-              const batch = queue.slice(next, next + BATCH);
-              next += BATCH;
-              w.postMessage(batch);
+              while (inFlight < 2 && next < queue.length && !opts.shouldStop?.()) {
+                w.postMessage(queue.slice(next, next + BATCH));
+                next += BATCH;
+                inFlight++;
+              }
+              if (inFlight === 0) resolve();
             };
-            w.on('message', (outcomes: FileOutcome[]) => {
+            w.on('message', (batch: WireBatch) => {
+              inFlight--;
               try {
-                sink(outcomes);
+                sink(decodeBatch(batch));
               } catch (e) {
                 return reject(e);
               }

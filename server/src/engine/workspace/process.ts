@@ -5,6 +5,7 @@ import type { FileExtraction, LanguageSupport } from '../languages/types';
 import { languageForPath } from '../languages/registry';
 import type { Parsers } from '../parse/parsers';
 import { readSource } from './read';
+import { entityHash } from '../store/rowdata';
 
 export interface FileJob {
   path: string;
@@ -27,6 +28,7 @@ export function processFile(root: string, job: FileJob, parsers: Parsers, maxByt
   if (read.hash === job.knownHash) return { kind: 'unchanged', path: job.path, size: read.size, mtimeMs: read.mtimeMs };
   try {
     const extraction = extractText(lang, parsers, read.text, job.path);
+    for (const e of extraction.entities) e.contentHash = entityHash(e);
     return { kind: 'parsed', path: job.path, hash: read.hash, size: read.size, mtimeMs: read.mtimeMs, language: lang.id, module: lang.moduleName(job.path), extraction };
   } catch (e) {
     return { kind: 'skipped', path: job.path, reason: `extraction failed: ${(e as Error).message}` };

@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { LANGUAGES } from '../languages/registry';
 import { Parsers } from '../parse/parsers';
 import { processFile, type FileJob } from './process';
+import { encodeBatch } from './wire';
 
 interface WorkerInit {
   root: string;
@@ -15,5 +16,6 @@ const ready = parsers.load(LANGUAGES);
 
 parentPort!.on('message', async (jobs: FileJob[]) => {
   await ready;
-  parentPort!.postMessage(jobs.map((job) => processFile(root, job, parsers, maxBytes)));
+  const batch = encodeBatch(jobs.map((job) => processFile(root, job, parsers, maxBytes)));
+  parentPort!.postMessage(batch, [batch.ints.buffer as ArrayBuffer]);
 });
