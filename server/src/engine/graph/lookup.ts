@@ -17,11 +17,21 @@ const NOT_FOUND: Found = { ents: [], ambiguous: false };
 
 export class NameLookup {
   protected mroCache = new Map<string, { mro: Ent[]; open: boolean }>();
+  /** `scope id \0 type expression` → the class it names (null: none), for outermost lookups. */
+  protected typeCache = new Map<string, Ent | null>();
   /** How deep type and alias lookups are nested: code like `x = x.copy()` must not recurse forever. */
   protected nesting = 0;
   protected cacheGen = -1;
 
   constructor(protected readonly model: SymbolModel) {}
+
+  /** Drops the caches when the model changed since they were filled. */
+  protected syncCaches(): void {
+    if (this.cacheGen === this.model.generation) return;
+    this.mroCache.clear();
+    this.typeCache.clear();
+    this.cacheGen = this.model.generation;
+  }
 
   // --- lookups ------------------------------------------------------------------------------
 
@@ -72,9 +82,19 @@ export class NameLookup {
    */
   protected typeClass(fs: FileSymbols, from: Ent, type: string, depth = 0): Ent | undefined {
     if (depth > 4 || this.nesting > MAX_NESTING) return undefined;
+    // Many references in a scope ask for the same types; nested lookups are cut by the depth
+    // limits, so only outermost answers are kept.
+    const outermost = this.nesting === 0;
+    const key = outermost ? `${from.id}\0${type}` : '';
+    if (outermost) {
+      const hit = this.typeCache.get(key);
+      if (hit !== undefined) return hit ?? undefined;
+    }
     this.nesting++;
     try {
-      return this.typeClassOf(fs, from, type, depth);
+      const found = this.typeClassOf(fs, from, type, depth);
+      if (outermost) this.typeCache.set(key, found ?? null);
+      return found;
     } finally {
       this.nesting--;
     }
@@ -210,9 +230,9 @@ export class NameLookup {
       if (sub.length && sub[0]) return [sub[0]];
     }
     if (hops < MAX_HOPS) {
-      const b = fs.bindings.find((x) => x.local === name && x.scope === null);
+      const b = fs.byLocal.get(name)?.find((x) => x.scope === null);
       if (b) return this.binding(b, hops + 1).ents;
-      for (const star of fs.bindings.filter((x) => x.member === '*')) {
+      for (const star of fs.stars) {
         const r = this.moduleEnts(star.module).flatMap((m) => this.inside(m, name, hops + 1));
         if (r.length) return r;
       }
@@ -255,7 +275,7 @@ export class NameLookup {
     if (top && top.kind !== 'module' && top.kind !== 'attr') return this.allDefinitions(fs, top);
     const b = this.bindingFor(fs, from, n);
     if (b) return this.binding(b, 0);
-    for (const star of fs.bindings.filter((x) => x.member === '*')) {
+    for (const star of fs.stars) {
       const r = this.moduleEnts(star.module).flatMap((m) => this.inside(m, n, 1));
       if (r.length) return { ents: r, ambiguous: r.length > 1 };
     }
@@ -278,8 +298,7 @@ export class NameLookup {
   protected bindingFor(fs: FileSymbols, from: Ent, local: string): FileSymbols['bindings'][number] | undefined {
     let best: FileSymbols['bindings'][number] | undefined;
     let bestDepth = -1;
-    for (const b of fs.bindings) {
-      if (b.local !== local) continue;
+    for (const b of fs.byLocal.get(local) ?? []) {
       if (b.scope === null) {
         if (bestDepth < 0) {
           best = b;

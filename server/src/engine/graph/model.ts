@@ -36,6 +36,10 @@ export interface FileSymbols {
   /** Qualified names defined more than once (`if X: def f() … else: def f()`): every definition. */
   dupes: Map<string, Ent[]>;
   bindings: Binding[];
+  /** The bindings by local name, in file order (lookups ask by name, for every reference). */
+  byLocal: Map<string, Binding[]>;
+  /** Star imports (`from m import *`), in file order. */
+  stars: Binding[];
   /** class id → attribute → type expression */
   attrTypes: Map<string, Map<string, string>>;
 }
@@ -90,7 +94,15 @@ export class SymbolModel {
       member: b.member,
       module: input.language.absoluteModule(b.module, input.file) ?? b.module,
     }));
-    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, attrTypes });
+    const byLocal = new Map<string, Binding[]>();
+    for (const b of bindings) {
+      if (b.local === null) continue;
+      const list = byLocal.get(b.local);
+      if (list) list.push(b);
+      else byLocal.set(b.local, [b]);
+    }
+    const stars = bindings.filter((b) => b.member === '*');
+    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes });
     if (input.module) for (const key of moduleKeys(input.module)) addTo(this.modules, key, input.file);
     addTo(this.dirs, dirOf(input.file), input.file);
     this.generation++;

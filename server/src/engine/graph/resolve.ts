@@ -30,10 +30,7 @@ const NONE: Resolution = { targets: [], ambiguous: false, caught: false };
 
 export class Resolver extends NameLookup {
   resolve(ref: RefInput): Resolution {
-    if (this.cacheGen !== this.model.generation) {
-      this.mroCache.clear();
-      this.cacheGen = this.model.generation;
-    }
+    this.syncCaches();
     const fs = this.model.files.get(ref.file);
     const from = this.model.byId.get(ref.source);
     if (!fs || !from) return NONE;
@@ -143,6 +140,7 @@ export class Resolver extends NameLookup {
 
   /** Does `except <handler>` catch the exception `exc` (an entity, or a name when external)? */
   catches(fs: FileSymbols, from: Ent, handler: string, exc: Ent | undefined, excName: string): boolean {
+    this.syncCaches();
     if (handler === 'BaseException') return true;
     const lang = fs.language;
     const names = new Set<string>();

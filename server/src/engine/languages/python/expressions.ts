@@ -26,7 +26,9 @@ export abstract class ExpressionWalker extends StatementWalker {
         this.subscript(node, scope);
         return;
       case 'string':
-        // Only f-strings hold code: their `{...}` interpolations.
+        // Only f-strings hold code: their `{...}` interpolations. The prefix tells, without
+        // asking the tree for the string's parts.
+        if (!isFString(this.source, node.startIndex)) return;
         for (const c of node.namedChildren) if (c?.type === 'interpolation') this.expr(c.namedChild(0), scope);
         return;
       case 'integer':
@@ -180,4 +182,14 @@ export abstract class ExpressionWalker extends StatementWalker {
     }
     for (const c of node.namedChildren) if (c) this.bindPattern(c, scope);
   }
+}
+
+/** Whether the string literal starting at `i` has an `f` among its prefix letters. */
+function isFString(source: string, i: number): boolean {
+  for (let k = i; k < i + 3 && k < source.length; k++) {
+    const c = source.charCodeAt(k);
+    if (c === 102 || c === 70) return true; // f F
+    if (c === 34 || c === 39) return false; // " '
+  }
+  return false;
 }
