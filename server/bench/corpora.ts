@@ -11,7 +11,7 @@ export function sitePackages(): string {
   return execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], { encoding: 'utf8' }).trim();
 }
 
-/** .py files and bytes under a root, skipping the given top-level folders. */
+/** Python files (.py and .pyi stubs, as the index takes them) and their bytes under a root, skipping the given top-level folders. */
 export function pythonFiles(root: string, skip: string[] = []): { files: number; bytes: number } {
   let files = 0;
   let bytes = 0;
@@ -21,7 +21,7 @@ export function pythonFiles(root: string, skip: string[] = []): { files: number;
       if (d.name === '__pycache__') continue;
       const p = path.join(dir, d.name);
       if (d.isDirectory()) walk(p, false);
-      else if (d.isFile() && d.name.endsWith('.py')) {
+      else if (d.isFile() && (d.name.endsWith('.py') || d.name.endsWith('.pyi'))) {
         files++;
         bytes += fs.statSync(p).size;
       }
