@@ -13,6 +13,7 @@ import { decodeBatch, encodeBatch } from '../server/src/engine/workspace/wire';
 import { processFile } from '../server/src/engine/workspace/process';
 import { Parsers } from '../server/src/engine/parse/parsers';
 import { LANGUAGES } from '../server/src/engine/languages/registry';
+import { PendingRefs } from '../server/src/engine/graph/pending';
 import { FIXTURES, edgeList } from './helpers/workspace';
 
 const CLI = path.resolve(__dirname, '../dist/server/src/cli/main.js');
@@ -94,5 +95,38 @@ describe('the batches workers send', () => {
     outcomes.push({ kind: 'skipped', path: 'x.bin', reason: 'binary' });
     const wire = structuredClone(encodeBatch(outcomes));
     expect(decodeBatch(wire)).toEqual(outcomes);
+  });
+});
+
+describe('references waiting for resolution', () => {
+  test('come back with everything the resolver reads, file by file', async () => {
+    const parsers = new Parsers();
+    await parsers.load(LANGUAGES);
+    const root = path.join(FIXTURES, 'causal');
+    const pending = new PendingRefs();
+    const expected: unknown[] = [];
+    let rid = 100;
+    for (const f of ['app.py', 'service/core.py', 'service/store.py', 'service/models.py']) {
+      const o = processFile(root, { path: f, knownHash: null }, parsers, 1 << 20);
+      if (o.kind !== 'parsed') throw new Error(`${f} not parsed`);
+      for (const r of o.extraction.refs) {
+        pending.push(rid, f, r);
+        expected.push({
+          rid: rid++,
+          input: {
+            file: f, source: r.from, relation: r.relation, target: r.target,
+            receiver: r.receiver?.kind ?? null, rtype: r.receiver?.kind === 'typed' ? r.receiver.type : null,
+            configKind: r.configKind ?? null, catches: r.catches?.length ? r.catches : null, access: !!r.access,
+          },
+        });
+      }
+    }
+    const got = Array.from({ length: pending.length }, (_, i) => ({ rid: pending.rid(i), input: pending.input(i) }));
+    expect(got).toEqual(expected);
+    expect(new Set(got.map((g) => g.input.relation))).toEqual(new Set(['CALLS', 'MUTATES', 'READS_CONFIG', 'PROPAGATES_ERROR', 'INHERITS']));
+    expect(got.some((g) => g.input.receiver === 'typed' && g.input.rtype)).toBe(true);
+    expect(got.some((g) => g.input.catches)).toBe(true);
+    // Out of order reads find their file too.
+    expect(pending.input(0).file).toBe('app.py');
   });
 });

@@ -7,6 +7,7 @@ import type { Store } from '../store/store';
 import { lastSegment } from '../store/store';
 import type { RefDbRow } from '../store/rows';
 import { SymbolModel, type Ent } from './model';
+import { PendingRefs } from './pending';
 import { Resolver, type RefInput } from './resolve';
 
 interface PendingRef {
@@ -17,7 +18,7 @@ interface PendingRef {
 /** References waiting for resolution, and what may have moved the resolution of others. */
 interface Work {
   /** New rows: no edges yet. */
-  pending: PendingRef[];
+  pending: PendingRefs;
   /** Kept rows of files whose resolution context changed. */
   recheck: number[];
   /** Names that appeared or disappeared: references ending in them may resolve differently. */
@@ -25,7 +26,7 @@ interface Work {
 }
 
 function newWork(): Work {
-  return { pending: [], recheck: [], names: new Set() };
+  return { pending: new PendingRefs(), recheck: [], names: new Set() };
 }
 
 const CHUNK = 5000;
@@ -102,7 +103,7 @@ export class Graph {
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
     for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local));
     for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l));
-    for (const { rid, ref } of refs) w.pending.push({ rid, input: fromRaw(file, ref) });
+    for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
   }
 
   fileDeleted(file: string, removedIds: string[], fromRun = false): void {
@@ -133,15 +134,19 @@ export class Graph {
     this.run = null;
     if (!run) return { resolved: 0 };
     const { fresh, again } = this.collect(run, selective || run.interleaved);
-    const all: Array<[PendingRef, boolean]> = [...fresh.map((w): [PendingRef, boolean] => [w, run.interleaved]), ...again.map((w): [PendingRef, boolean] => [w, true])];
-    for (let i = 0; i < all.length; i += CHUNK) {
+    const total = fresh.length + again.length;
+    // Fresh refs first (they replace edges only if edits resolved them meanwhile), then the rest.
+    for (let i = 0; i < total; i += CHUNK) {
       this.store.transaction(() => {
-        for (const [w, replace] of all.slice(i, i + CHUNK)) this.write(w, replace);
+        for (let k = i; k < Math.min(i + CHUNK, total); k++) {
+          if (k < fresh.length) this.write(fresh.rid(k), fresh.input(k), run.interleaved);
+          else this.write(again[k - fresh.length].rid, again[k - fresh.length].input, true);
+        }
       });
-      if (i + CHUNK < all.length) await new Promise((r) => setImmediate(r));
+      if (i + CHUNK < total) await new Promise((r) => setImmediate(r));
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());
-    return { resolved: all.length };
+    return { resolved: total };
   }
 
   /**
@@ -154,18 +159,19 @@ export class Graph {
     const { fresh, again } = this.collect(this.live, selective);
     this.live = newWork();
     this.store.transaction(() => {
-      for (const w of fresh) this.write(w, false);
-      for (const w of again) this.write(w, true);
+      for (let k = 0; k < fresh.length; k++) this.write(fresh.rid(k), fresh.input(k), false);
+      for (const w of again) this.write(w.rid, w.input, true);
       this.store.pruneVirtualEntities();
     });
     return { resolved: fresh.length + again.length };
   }
 
-  private collect(w: Work, selective: boolean): { fresh: PendingRef[]; again: PendingRef[] } {
+  private collect(w: Work, selective: boolean): { fresh: PendingRefs; again: PendingRef[] } {
     const fresh = w.pending;
     const again: PendingRef[] = [];
     if (selective) {
-      const seen = new Set<number>(fresh.map((p) => p.rid));
+      const seen = new Set<number>();
+      for (let k = 0; k < fresh.length; k++) seen.add(fresh.rid(k));
       const add = (r: RefDbRow) => {
         if (seen.has(r.rid)) return;
         seen.add(r.rid);
@@ -182,7 +188,7 @@ export class Graph {
     this.load();
     const all = this.store.allRefs().map((r) => ({ rid: r.rid, input: fromRow(r) }));
     this.store.transaction(() => {
-      for (const w of all) this.write(w, true);
+      for (const w of all) this.write(w.rid, w.input, true);
       this.store.pruneVirtualEntities();
     });
   }
@@ -197,27 +203,13 @@ export class Graph {
     return this.resolver.catches(fs, f, handler, ent, ent ? ent.name : exc);
   }
 
-  private write(w: PendingRef, replace: boolean): void {
-    const res = this.resolver.resolve(w.input);
+  private write(rid: number, input: RefInput, replace: boolean): void {
+    const res = this.resolver.resolve(input);
     if (res.virtual) this.store.ensureVirtualEntity(res.virtual.id, res.virtual.kind, res.virtual.name);
     const targets = res.targets.map((t) => ({ target: t, ambiguous: res.ambiguous, caught: res.caught }));
-    if (replace) this.store.setEdges(w.rid, targets);
-    else if (targets.length) this.store.insertEdges(w.rid, targets);
+    if (replace) this.store.setEdges(rid, targets);
+    else if (targets.length) this.store.insertEdges(rid, targets);
   }
-}
-
-function fromRaw(file: string, r: RawRef): RefInput {
-  return {
-    file,
-    source: r.from,
-    relation: r.relation,
-    target: r.target,
-    receiver: r.receiver?.kind ?? null,
-    rtype: r.receiver?.kind === 'typed' ? r.receiver.type : null,
-    configKind: r.configKind ?? null,
-    catches: r.catches && r.catches.length ? r.catches : null,
-    access: !!r.access,
-  };
 }
 
 function fromRow(r: RefDbRow): RefInput {
