@@ -265,23 +265,32 @@ export class Store {
   insertFile(meta: FileMeta, ex: FileExtraction): ReplaceResult | null {
     const bulk = this.bulk;
     if (!bulk || this.s.fileByPath.get(meta.path)) return null;
-    return this.transaction(() => {
-      const fid = Number(this.s.insertFile.run(meta.path, meta.language, meta.module, meta.hash, meta.size, meta.mtimeMs, ex.syntaxErrors).lastInsertRowid);
-      const eids = new Map<string, number>();
-      for (const e of ex.entities) {
-        const eid = Number(this.s.insertEntity.run(...entityValues(e, fid)).lastInsertRowid);
-        eids.set(e.id, eid);
-        bulk.eids.set(e.id, eid);
-      }
-      const refs: Array<{ rid: number; ref: RawRef }> = [];
-      for (const ref of ex.refs) {
-        const src = eids.get(ref.from);
-        if (src !== undefined) refs.push({ rid: this.insertRef(fid, src, ref), ref });
-      }
-      this.insertBindings(fid, ex);
-      return { fid, refs, kept: [], removedIds: [] };
-    });
+    try {
+      return this.transaction(() => this.insertNewFile(bulk, meta, ex));
+    } catch (e) {
+      // Rolled back to before the file: an id already held elsewhere is for the upserts to sort out.
+      if ((e as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) return null;
+      throw e;
+    }
   }
+
+  private insertNewFile(bulk: NonNullable<Store['bulk']>, meta: FileMeta, ex: FileExtraction): ReplaceResult {
+    const fid = Number(this.s.insertFile.run(meta.path, meta.language, meta.module, meta.hash, meta.size, meta.mtimeMs, ex.syntaxErrors).lastInsertRowid);
+    const eids = new Map<string, number>();
+    for (const e of ex.entities) {
+      const eid = Number(this.s.insertEntity.run(...entityValues(e, fid)).lastInsertRowid);
+      eids.set(e.id, eid);
+      bulk.eids.set(e.id, eid);
+    }
+    const refs: Array<{ rid: number; ref: RawRef }> = [];
+    for (const ref of ex.refs) {
+      const src = eids.get(ref.from);
+      if (src !== undefined) refs.push({ rid: this.insertRef(fid, src, ref), ref });
+    }
+    this.insertBindings(fid, ex);
+    return { fid, refs, kept: [], removedIds: [] };
+  }
+
 
   /**
    * Brings the rows of one file in line with a fresh extraction, touching only what changed:
