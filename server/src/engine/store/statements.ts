@@ -1,0 +1,103 @@
+// Every statement the store runs, prepared once per connection. Kept apart from store.ts so
+// that file reads as what the store does, not as SQL text.
+import type { Db } from './db';
+
+const ENTITY_COLS = `e.eid, e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.sr, e.sc, e.er, e.ec,
+  e.nsr, e.nsc, e.ner, e.nec, e.signature, e.docstring, e.decorators`;
+const REF_COLS = `r.rid, r.fid, f.path AS path, s.id AS source, r.relation, r.target, r.last, r.receiver, r.rtype,
+  r.config_kind, r.catches, r.reraise, r.access, r.sr, r.sc, r.er, r.ec`;
+
+export type Statements = ReturnType<typeof prepareStatements>;
+
+export function prepareStatements(db: Db) {
+  const p = (sql: string) => db.prepare(sql);
+  return {
+    fileByPath: p('SELECT * FROM files WHERE path = ?'),
+    allFiles: p('SELECT * FROM files ORDER BY path'),
+    upsertFile: p(`INSERT INTO files(path, language, module, hash, size, mtime_ms, syntax_errors)
+      VALUES (@path, @language, @module, @hash, @size, @mtimeMs, @syntaxErrors)
+      ON CONFLICT(path) DO UPDATE SET language = excluded.language, module = excluded.module, hash = excluded.hash,
+        size = excluded.size, mtime_ms = excluded.mtime_ms, syntax_errors = excluded.syntax_errors
+      RETURNING fid`),
+    touchFile: p('UPDATE files SET mtime_ms = ?, size = ? WHERE fid = ?'),
+    deleteFile: p('DELETE FROM files WHERE fid = ?'),
+    entityIdsOfFile: p('SELECT eid, id FROM entities WHERE fid = ?'),
+    entitiesOfFid: p(`SELECT eid, id, kind, name, qname, parent, sr, sc, er, ec, nsr, nsc, ner, nec, content_hash
+      FROM entities WHERE fid = ?`),
+    refsOfFid: p('SELECT rid, src, relation, target, receiver, rtype, config_kind, catches, reraise, access, sr, sc, er, ec FROM refs WHERE fid = ?'),
+    moveRef: p('UPDATE refs SET sr = ?, sc = ?, er = ?, ec = ? WHERE rid = ?'),
+    shiftEntities: p(`UPDATE entities SET sr = sr + (CASE WHEN sr > @row THEN @d ELSE 0 END), er = er + @d,
+      nsr = nsr + (CASE WHEN nsr > @row THEN @d ELSE 0 END), ner = ner + (CASE WHEN ner > @row THEN @d ELSE 0 END)
+      WHERE fid = @fid AND er > @row`),
+    shiftRefs: p(`UPDATE refs SET sr = sr + (CASE WHEN sr > @row THEN @d ELSE 0 END), er = er + @d WHERE fid = @fid AND er > @row`),
+    deleteRef: p('DELETE FROM refs WHERE rid = ?'),
+    upsertEntity: p(`INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
+        signature, docstring, decorators, bases, returns, alias, body, content_hash)
+      VALUES (@id, @kind, @name, @qname, @fid, @parent, @sr, @sc, @er, @ec, @nsr, @nsc, @ner, @nec,
+        @signature, @docstring, @decorators, @bases, @returns, @alias, @body, @contentHash)
+      ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, name = excluded.name, qname = excluded.qname,
+        fid = excluded.fid, parent = excluded.parent, sr = excluded.sr, sc = excluded.sc, er = excluded.er,
+        ec = excluded.ec, nsr = excluded.nsr, nsc = excluded.nsc, ner = excluded.ner, nec = excluded.nec,
+        signature = excluded.signature, docstring = excluded.docstring, decorators = excluded.decorators,
+        bases = excluded.bases, returns = excluded.returns, alias = excluded.alias, body = excluded.body,
+        content_hash = excluded.content_hash
+      RETURNING eid`),
+    insertFile: p('INSERT INTO files(path, language, module, hash, size, mtime_ms, syntax_errors) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    insertEntity: p(`INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
+        signature, docstring, decorators, bases, returns, alias, body, content_hash)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    upsertVirtual: p(`INSERT INTO entities(id, kind, name, qname, signature) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT(id) DO NOTHING`),
+    deleteEntity: p('DELETE FROM entities WHERE eid = ?'),
+    ftsInsert: p('INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    ftsDelete: p('DELETE FROM entities_fts WHERE rowid = ?'),
+    ftsFill: p(`INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body)
+      SELECT e.eid, e.name, nsccn_split(e.qname), e.signature, coalesce(e.docstring, ''), nsccn_path_words(f.path), e.body
+      FROM entities e JOIN files f ON f.fid = e.fid WHERE e.eid >= ?`),
+    refsOfFileRids: p('SELECT rid FROM refs WHERE fid = ?'),
+    deleteEdgesOfFile: p('DELETE FROM edges WHERE rid IN (SELECT rid FROM refs WHERE fid = ?)'),
+    deleteRefsOfFile: p('DELETE FROM refs WHERE fid = ?'),
+    insertRef: p(`INSERT INTO refs(fid, src, relation, target, last, receiver, rtype, config_kind, catches, reraise, access, sr, sc, er, ec)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    deleteImportsOfFile: p('DELETE FROM imports WHERE fid = ?'),
+    insertImport: p('INSERT INTO imports(fid, source, local, module, member, sr, sc, er, ec) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    deleteAttrTypesOfFile: p('DELETE FROM attr_types WHERE fid = ?'),
+    insertAttrType: p('INSERT INTO attr_types(fid, cls, attr, type) VALUES (?, ?, ?, ?)'),
+    deleteSkeleton: p('DELETE FROM skeletons WHERE fid = ?'),
+    deleteEdgesOfRef: p('DELETE FROM edges WHERE rid = ?'),
+    insertEdge: p('INSERT INTO edges(rid, dst, ambiguous, caught) SELECT ?, eid, ?, ? FROM entities WHERE id = ?'),
+    insertEdgeEid: p('INSERT INTO edges(rid, dst, ambiguous, caught) VALUES (?, ?, ?, ?)'),
+    entityById: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.id = ?`),
+    entityByEid: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.eid = ?`),
+    entitiesOfPath: p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE f.path = ? ORDER BY e.sr, e.sc, e.eid`),
+    entitiesByName: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.name = ? LIMIT 50`),
+    allEntityLites: p(`SELECT e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.bases, e.returns, e.alias, e.decorators FROM entities e
+      JOIN files f ON f.fid = e.fid`),
+    allImports: p('SELECT f.path AS path, i.source, i.local, i.module, i.member FROM imports i JOIN files f ON f.fid = i.fid'),
+    allAttrTypes: p('SELECT f.path AS path, a.cls, a.attr, a.type FROM attr_types a JOIN files f ON f.fid = a.fid'),
+    refByRid: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),
+    refsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ?`),
+    allRefs: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src`),
+    refsByLast: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.last = ?`),
+    refsToTarget: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src JOIN edges d ON d.rid = r.rid WHERE d.dst = (SELECT eid FROM entities WHERE id = ?)`),
+    outgoing: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
+      LEFT JOIN edges d ON d.rid = r.rid LEFT JOIN entities t ON t.eid = d.dst
+      WHERE r.src = (SELECT eid FROM entities WHERE id = ?) AND (r.access = 0 OR d.rid IS NOT NULL) ORDER BY r.sr, r.sc`),
+    incoming: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught FROM edges d
+      JOIN entities t ON t.eid = d.dst JOIN refs r ON r.rid = d.rid JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
+      WHERE d.dst = (SELECT eid FROM entities WHERE id = ?) ORDER BY f.path, r.sr, r.sc`),
+    incomingByName: p(`SELECT ${REF_COLS}, NULL AS edge_target, 0 AS ambiguous, 0 AS caught FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
+      WHERE r.last = ? AND r.access = 0 AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)`),
+    countFiles: p('SELECT count(*) AS n FROM files'),
+    countEntities: p("SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL"),
+    countEdges: p('SELECT count(*) AS n FROM edges'),
+    entityKindCounts: p('SELECT kind, count(*) AS n FROM entities GROUP BY kind'),
+    edgeRelationCounts: p('SELECT r.relation, count(*) AS n FROM edges d JOIN refs r ON r.rid = d.rid GROUP BY r.relation'),
+    unresolvedCount: p('SELECT count(*) AS n FROM refs r WHERE r.access = 0 AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)'),
+    skeletonGet: p('SELECT s.hash, s.json FROM skeletons s JOIN files f ON f.fid = s.fid WHERE f.path = ?'),
+    skeletonPut: p('INSERT OR REPLACE INTO skeletons(fid, hash, json) VALUES ((SELECT fid FROM files WHERE path = ?), ?, ?)'),
+    idsLike: p(`SELECT id FROM entities WHERE id LIKE ? ESCAPE '\\' LIMIT 200`),
+    // NOT IN builds the set of targets once: no index on edges.dst is needed (a bulk load has none).
+    pruneVirtual: p(`DELETE FROM entities WHERE fid IS NULL AND eid NOT IN (SELECT dst FROM edges)`),
+  };
+}
