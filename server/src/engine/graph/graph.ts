@@ -140,7 +140,10 @@ export class Graph {
       this.store.transaction(() => {
         for (let k = i; k < Math.min(i + CHUNK, total); k++) {
           if (k < fresh.length) this.write(fresh.rid(k), fresh.input(k), run.interleaved);
-          else this.write(again[k - fresh.length].rid, again[k - fresh.length].input, true);
+          else {
+            const w = again[k - fresh.length];
+            this.write(w.rid, w.input, true);
+          }
         }
       });
       if (i + CHUNK < total) await new Promise((r) => setImmediate(r));

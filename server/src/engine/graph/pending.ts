@@ -19,6 +19,8 @@ export class PendingRefs {
   private readonly codes: number[] = [];
   /** The file of refs from index `start` on (refs arrive file by file). */
   private readonly files: Array<{ start: number; file: string }> = [];
+  /** The segment `fileOf` found last. */
+  private cursor = 0;
 
   get length(): number {
     return this.rids.length;
@@ -56,8 +58,6 @@ export class PendingRefs {
       access: (code & (1 << 6)) !== 0,
     };
   }
-
-  private cursor = 0;
 
   private fileOf(i: number): string {
     // Reads go in order almost always: start from the last segment found.

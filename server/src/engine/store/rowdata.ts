@@ -55,20 +55,6 @@ export function entityParams(e: ExtractedEntity, fid: number) {
   };
 }
 
-/** The columns of `Store.insertEntity`, in order. */
-export function entityValues(e: ExtractedEntity, fid: number): unknown[] {
-  const s = e.span;
-  const n = e.nameSpan;
-  return [
-    e.id, e.kind, e.name, e.qname, fid, e.parent,
-    s.start.row, s.start.column, s.end.row, s.end.column, n.start.row, n.start.column, n.end.row, n.end.column,
-    e.signature, e.docstring,
-    e.decorators.length ? JSON.stringify(e.decorators) : null,
-    e.bases && e.bases.length ? JSON.stringify(e.bases) : null,
-    e.returns ?? null, e.alias ?? null, e.body, entityHash(e),
-  ];
-}
-
 /**
  * What decides whether an entity must be re-indexed for search and re-embedded. Index workers
  * compute it beside the extraction (`contentHash`), so the writing thread does not.

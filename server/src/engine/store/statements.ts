@@ -7,6 +7,11 @@ const ENTITY_COLS = `e.eid, e.id, e.kind, e.name, e.qname, f.path AS path, e.par
 const REF_COLS = `r.rid, r.fid, f.path AS path, s.id AS source, r.relation, r.target, r.last, r.receiver, r.rtype,
   r.config_kind, r.catches, r.reraise, r.access, r.sr, r.sc, r.er, r.ec`;
 
+const INSERT_ENTITY = `INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
+    signature, docstring, decorators, bases, returns, alias, body, content_hash)
+  VALUES (@id, @kind, @name, @qname, @fid, @parent, @sr, @sc, @er, @ec, @nsr, @nsc, @ner, @nec,
+    @signature, @docstring, @decorators, @bases, @returns, @alias, @body, @contentHash)`;
+
 export type Statements = ReturnType<typeof prepareStatements>;
 
 export function prepareStatements(db: Db) {
@@ -31,10 +36,7 @@ export function prepareStatements(db: Db) {
       WHERE fid = @fid AND er > @row`),
     shiftRefs: p(`UPDATE refs SET sr = sr + (CASE WHEN sr > @row THEN @d ELSE 0 END), er = er + @d WHERE fid = @fid AND er > @row`),
     deleteRef: p('DELETE FROM refs WHERE rid = ?'),
-    upsertEntity: p(`INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
-        signature, docstring, decorators, bases, returns, alias, body, content_hash)
-      VALUES (@id, @kind, @name, @qname, @fid, @parent, @sr, @sc, @er, @ec, @nsr, @nsc, @ner, @nec,
-        @signature, @docstring, @decorators, @bases, @returns, @alias, @body, @contentHash)
+    upsertEntity: p(`${INSERT_ENTITY}
       ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, name = excluded.name, qname = excluded.qname,
         fid = excluded.fid, parent = excluded.parent, sr = excluded.sr, sc = excluded.sc, er = excluded.er,
         ec = excluded.ec, nsr = excluded.nsr, nsc = excluded.nsc, ner = excluded.ner, nec = excluded.nec,
@@ -43,9 +45,10 @@ export function prepareStatements(db: Db) {
         content_hash = excluded.content_hash
       RETURNING eid`),
     insertFile: p('INSERT INTO files(path, language, module, hash, size, mtime_ms, syntax_errors) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    insertEntity: p(`INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
-        signature, docstring, decorators, bases, returns, alias, body, content_hash)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    // A bulk load's plain insert: same columns and parameters (`entityParams`), nothing to upsert.
+    insertEntity: p(INSERT_ENTITY),
+    entityEids: p('SELECT id, eid FROM entities'),
+    maxEid: p('SELECT coalesce(max(eid), 0) AS n FROM entities'),
     upsertVirtual: p(`INSERT INTO entities(id, kind, name, qname, signature) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT(id) DO NOTHING`),
     deleteEntity: p('DELETE FROM entities WHERE eid = ?'),

@@ -5,7 +5,7 @@ import type { FileExtraction, RawRef } from '../languages/types';
 import type { Db } from './db';
 import type { EntityDbRow, FileRow, RefDbRow, RefEdgeDbRow } from './rows';
 import { splitIdentifier } from './words';
-import { entityParams, entityValues, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './rowdata';
+import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './rowdata';
 import { BULK_INDEXES, DDL } from './schema';
 import { prepareStatements, type Statements } from './statements';
 
@@ -92,13 +92,8 @@ export class Store {
     }
     this.db.pragma('wal_autocheckpoint = 0');
     const eids = new Map<string, number>();
-    for (const r of this.db.prepare('SELECT id, eid FROM entities').iterate() as IterableIterator<{ id: string; eid: number }>) eids.set(r.id, r.eid);
-    const top = this.db.prepare('SELECT coalesce(max(eid), 0) AS n FROM entities').get() as { n: number };
-    this.bulk = { eids, lexicalFrom: top.n + 1 };
-  }
-
-  get bulkLoading(): boolean {
-    return this.bulk !== null;
+    for (const r of this.s.entityEids.iterate() as IterableIterator<{ id: string; eid: number }>) eids.set(r.id, r.eid);
+    this.bulk = { eids, lexicalFrom: this.maxEid() + 1 };
   }
 
   /** Ends a bulk load: the rest of the lexical index, then the indexes. */
@@ -138,8 +133,11 @@ export class Store {
   private fillLexical(): void {
     const bulk = this.bulk!;
     this.s.ftsFill.run(bulk.lexicalFrom);
-    const top = this.db.prepare('SELECT coalesce(max(eid), 0) AS n FROM entities').get() as { n: number };
-    bulk.lexicalFrom = Math.max(bulk.lexicalFrom, top.n + 1);
+    bulk.lexicalFrom = Math.max(bulk.lexicalFrom, this.maxEid() + 1);
+  }
+
+  private maxEid(): number {
+    return (this.s.maxEid.get() as { n: number }).n;
   }
 
   transaction<T>(fn: () => T): T {
@@ -185,7 +183,7 @@ export class Store {
     const fid = Number(this.s.insertFile.run(meta.path, meta.language, meta.module, meta.hash, meta.size, meta.mtimeMs, ex.syntaxErrors).lastInsertRowid);
     const eids = new Map<string, number>();
     for (const e of ex.entities) {
-      const eid = Number(this.s.insertEntity.run(...entityValues(e, fid)).lastInsertRowid);
+      const eid = Number(this.s.insertEntity.run(entityParams(e, fid)).lastInsertRowid);
       eids.set(e.id, eid);
       bulk.eids.set(e.id, eid);
     }
@@ -197,7 +195,6 @@ export class Store {
     this.insertBindings(fid, ex);
     return { fid, refs, kept: [], removedIds: [] };
   }
-
 
   /**
    * Brings the rows of one file in line with a fresh extraction, touching only what changed:

@@ -84,29 +84,26 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
     });
   };
   try {
-    await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop }, ctx.parsers, (batch) => {
-      apply(batch);
-      if (performance.now() - lastCommit > COMMIT_MS) {
-        store.commitLong();
-        store.beginLong();
-        lastCommit = performance.now();
-      }
-      done += batch.length;
-      onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
-    });
-  } catch (e) {
-    store.commitLong();
-    if (bulk) store.endBulkLoad();
-    throw e;
-  }
-  store.commitLong();
-  // Edges go in before the bulk load's indexes are built, unless resolution must look
-  // references up by name (edits were resolved during the run), which wants the indexes.
-  if (bulk && graph.runInterleaved) store.endBulkLoad();
-  try {
+    try {
+      await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop }, ctx.parsers, (batch) => {
+        apply(batch);
+        if (performance.now() - lastCommit > COMMIT_MS) {
+          store.commitLong();
+          store.beginLong();
+          lastCommit = performance.now();
+        }
+        done += batch.length;
+        onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
+      });
+    } finally {
+      store.commitLong();
+    }
+    // Edges go in before the bulk load's indexes are built, unless resolution must look
+    // references up by name (edits were resolved during the run), which wants the indexes.
+    if (bulk && graph.runInterleaved) store.endBulkLoad();
     await graph.finishRun(!cold);
   } finally {
-    if (bulk) store.endBulkLoad();
+    if (bulk) store.endBulkLoad(); // a no-op when already ended
   }
   const counts = store.counts();
   return {
