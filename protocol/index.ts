@@ -274,6 +274,8 @@ export interface IndexSummary {
   entities: number;
   edges: number;
   seconds: number;
+  /** What the user should know about this run: it waited for another process, recovered an interrupted run, ... */
+  notes?: string[];
 }
 
 export interface StatsResponse {

@@ -21,7 +21,11 @@ function print(json: boolean, value: unknown, text: () => string): void {
 async function withEngine<T>(opts: GlobalOptions, fn: (e: Engine) => Promise<T> | T, refresh = true): Promise<T> {
   const engine = await openEngine(opts);
   try {
-    if (refresh) await engine.indexWorkspace();
+    if (refresh) {
+      // A query never waits for another process's index run: it answers from what is there, and says so.
+      const s = await engine.indexWorkspace(undefined, { ifBusy: 'skip' });
+      for (const n of s.notes ?? []) process.stderr.write(`nsccn: ${n}\n`);
+    }
     return await fn(engine);
   } finally {
     await engine.close();

@@ -39,6 +39,7 @@ export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
       bar.update(p.done);
     });
     bar?.stop();
+    if (!o.json) for (const n of summary.notes ?? []) process.stderr.write(`nsccn: ${n}\n`);
     return summary;
   } finally {
     await engine.close();

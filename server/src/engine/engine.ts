@@ -62,6 +62,8 @@ export class Engine {
   /** Set by close(): a running index stops at the next batch instead of finishing. */
   private closing = false;
   private closePromise: Promise<void> | null = null;
+  /** Set when the index can only be read: queries answer, nothing is written. */
+  private readOnlyBecause: string | null = null;
 
   private constructor(
     private readonly opts: EngineOptions & { root: string },
@@ -92,20 +94,33 @@ export class Engine {
     if (!stat.isDirectory()) throw new EngineError(ErrorCodes.InvalidParams, `workspace root ${root} is not a directory`);
     const log = options.log ?? (() => {});
     const dbPath = options.dbPath ?? path.join(root, '.nsccn', 'index.db');
-    const { db, rebuiltBecause } = openDatabase(dbPath, log);
+    const { db, rebuiltBecause, readOnlyBecause } = openDatabase(dbPath, log);
     const parsers = new Parsers();
     await parsers.load(LANGUAGES);
     const engine = new Engine({ ...options, root }, db, parsers);
     if (rebuiltBecause) engine.notes.push(`index rebuilt: ${rebuiltBecause}`);
+    if (readOnlyBecause) {
+      engine.readOnlyBecause = readOnlyBecause;
+      engine.notes.push(readOnlyBecause);
+      log(`nsccn: ${readOnlyBecause}`);
+    }
     engine.embeddings.start();
     return engine;
   }
 
   // --- keeping the index current -------------------------------------------------------------
 
-  /** Brings the index up to date with the disk (only added, changed and deleted files are read). */
-  indexWorkspace(onProgress?: (p: IndexProgress) => void): Promise<IndexSummary> {
+  /**
+   * Brings the index up to date with the disk (only added, changed and deleted files are read).
+   * When another process is indexing the same index, `wait` (the default) waits for it to
+   * finish first; `skip` answers at once from the index as it is (the summary's notes say so).
+   */
+  indexWorkspace(onProgress?: (p: IndexProgress) => void, options: { ifBusy?: 'wait' | 'skip' } = {}): Promise<IndexSummary> {
     this.assertOpen();
+    if (this.readOnlyBecause) {
+      const c = this.store.counts();
+      return Promise.resolve({ files: c.files, parsed: 0, unchanged: 0, deleted: 0, skipped: [], entities: c.entities, edges: c.edges, seconds: 0, notes: [this.readOnlyBecause] });
+    }
     // One run at a time: a second caller shares the run in progress.
     if (this.indexing) return this.indexing;
     const run = indexFromDisk(
@@ -121,6 +136,7 @@ export class Engine {
         openFiles: this.docs.paths(),
         log: this.log,
         shouldStop: () => this.closing,
+        ifBusy: options.ifBusy ?? 'wait',
       },
       onProgress,
     );
