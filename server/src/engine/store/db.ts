@@ -71,8 +71,11 @@ export function openDatabase(dbPath: string, log: (m: string) => void): OpenResu
     return openReadOnly(dbPath, (e as { code?: string }).code ?? 'read-only');
   }
   try {
-    db.exec(DDL);
-    db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+    // Only when something is missing: a write here would wait for another process's index run.
+    if (found.state !== 'ours' || rebuiltBecause || !hasSchema(db)) {
+      db.exec(DDL);
+      db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+    }
   } catch (e) {
     db.close();
     if (isLocked(e)) throw locked(dbPath);
@@ -194,6 +197,14 @@ function inspectWith(dbPath: string, readonly: boolean): Found {
   } finally {
     db?.close();
   }
+}
+
+const SCHEMA_NAMES = [...DDL.matchAll(/CREATE (?:VIRTUAL )?(?:TABLE|INDEX) IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
+
+/** Every table and index of the schema is there (an interrupted bulk load leaves some indexes out). */
+function hasSchema(db: Db): boolean {
+  const have = new Set((db.prepare('SELECT name FROM sqlite_master').all() as Array<{ name: string }>).map((r) => r.name));
+  return SCHEMA_NAMES.every((n) => have.has(n));
 }
 
 function connect(dbPath: string): Db {
