@@ -25,6 +25,8 @@ interface Work {
   names: Set<string>;
   /** Classes (by name) that gained or lost a method: references to them and their subclasses too. */
   classes: Set<string>;
+  /** Class names that appeared or went: references whose receiver is typed by such a name too. */
+  types: Set<string>;
   /**
    * Files that appeared or went (workspace paths): imports that name their module, and for a
    * package's `__init__`, everything inside the package, may bind differently now.
@@ -33,7 +35,7 @@ interface Work {
 }
 
 function newWork(): Work {
-  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), files: new Set() };
+  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Set() };
 }
 
 const CHUNK = 5000;
@@ -117,6 +119,8 @@ export class Graph {
       if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? []))) w.names.add(e.name);
     }
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    for (const e of ex.entities) if (e.kind === 'class' && !oldIds.has(e.id)) w.types.add(e.name);
+    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
     // A member that appears or goes changes calls of its class and its subclasses by their own
     // names (a constructor call `Child()` binds to an inherited `__init__`).
     const members = ex.entities.filter((e) => e.kind === 'method' && !oldIds.has(e.id)).map((e) => e.parent);
@@ -132,6 +136,7 @@ export class Graph {
     const { removedIds } = deleted;
     const w = fromRun && this.run ? this.run : this.live;
     for (const rid of deleted.orphaned) w.recheck.push(rid);
+    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
     w.files.add(file);
     this.model.removeFile(file);
     this.contexts.delete(file);
@@ -284,6 +289,11 @@ export class Graph {
       for (const name of [...names]) for (const local of this.store.aliasesOf(name)) names.add(lastSegment(local));
       for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
       for (const path of this.filesImporting(w.files)) for (const r of this.store.refsOfFile(path)) add(r);
+      if (w.types.size) {
+        const words = /\w+/g;
+        const typed = this.store.typedRefs().filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t)));
+        for (const r of this.store.refsByRid(typed.map((t) => t.rid))) add(r);
+      }
     }
     return { fresh, again };
   }

@@ -452,6 +452,11 @@ export class Store {
     return (this.s.pathsImportingName.all({ n: name }) as Array<{ path: string }>).map((r) => r.path);
   }
 
+  /** References whose receiver has a known type expression: row id and the type as written. */
+  typedRefs(): Array<{ rid: number; rtype: string }> {
+    return this.s.typedRefs.all() as Array<{ rid: number; rtype: string }>;
+  }
+
   /** Local names that imports give `name` (`from m import name as local`). */
   aliasesOf(name: string): string[] {
     return (this.s.aliasesOfMember.all(name) as Array<{ local: string }>).map((r) => r.local);
