@@ -6,7 +6,7 @@ import { languageById } from '../languages/registry';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../store/store';
 import type { RefDbRow } from '../store/rows';
-import { SymbolModel, type Ent } from './model';
+import { dirOf, SymbolModel, type Ent } from './model';
 import { PendingRefs } from './pending';
 import { Resolver, type RefInput } from './resolve';
 
@@ -28,14 +28,14 @@ interface Work {
   /** Class names that appeared or went: references whose receiver is typed by such a name too. */
   types: Set<string>;
   /**
-   * Files that appeared or went (workspace paths): imports that name their module, and for a
-   * package's `__init__`, everything inside the package, may bind differently now.
+   * Files that appeared or went (path → module name): imports that name their module, and for
+   * a package's own module, everything inside the package, may bind differently now.
    */
-  files: Set<string>;
+  files: Map<string, string | null>;
 }
 
 function newWork(): Work {
-  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Set() };
+  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map() };
 }
 
 const CHUNK = 5000;
@@ -96,7 +96,7 @@ export class Graph {
     if (kept.length && this.contexts.get(file) !== context) for (const rid of kept) w.recheck.push(rid);
     this.contexts.set(file, context);
     const before = this.model.files.get(file);
-    if (!before) w.files.add(file);
+    if (!before) w.files.set(file, module);
     const oldIds = new Set(before ? [...before.byQname.values()].map((e) => e.id) : []);
     const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
     const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
@@ -122,7 +122,7 @@ export class Graph {
     for (const e of ex.entities) if (e.kind === 'class' && !oldIds.has(e.id)) w.types.add(e.name);
     for (const id of removedIds) if (id.startsWith('class:')) w.types.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
     // A member that appears or goes changes calls of its class and its subclasses by their own
-    // names (a constructor call `Child()` binds to an inherited `__init__`).
+    // names (a constructor call `Child()` binds to an inherited constructor).
     const members = ex.entities.filter((e) => e.kind === 'method' && !oldIds.has(e.id)).map((e) => e.parent);
     for (const id of removedIds) if (id.startsWith('method:')) members.push(before?.byQname.get(id.slice(id.lastIndexOf(':') + 1))?.parent ?? null);
     for (const cls of members) if (cls) w.classes.add(lastSegment(cls.slice(cls.lastIndexOf(':') + 1)));
@@ -137,7 +137,7 @@ export class Graph {
     const w = fromRun && this.run ? this.run : this.live;
     for (const rid of deleted.orphaned) w.recheck.push(rid);
     for (const id of removedIds) if (id.startsWith('class:')) w.types.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
-    w.files.add(file);
+    w.files.set(file, this.model.files.get(file)?.module ?? null);
     this.model.removeFile(file);
     this.contexts.delete(file);
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
@@ -175,19 +175,20 @@ export class Graph {
     return out;
   }
 
-  /** Files whose imports may resolve differently now that `changed` files appeared or went. */
-  private filesImporting(changed: Set<string>): Set<string> {
+  /**
+   * Files whose imports may resolve differently now that `changed` files (path → module name)
+   * appeared or went. A file whose module is named like its directory is that package's own
+   * module (`shop/__init__.py` is `shop`): the files inside the package may bind through it.
+   */
+  private filesImporting(changed: Map<string, string | null>): Set<string> {
     const out = new Set<string>();
-    for (const file of changed) {
-      const slash = file.lastIndexOf('/');
-      const dir = slash < 0 ? '' : file.slice(0, slash);
-      const base = file.slice(slash + 1).replace(/\.[^.]*$/, '');
-      const pkg = base === '__init__';
-      const name = pkg ? dir.slice(dir.lastIndexOf('/') + 1) : base;
+    for (const [file, module] of changed) {
+      const dir = dirOf(file);
+      const name = module ? lastSegment(module) : file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
       if (name) for (const p of this.store.pathsImportingName(name)) out.add(p);
-      if (pkg && dir) for (const p of this.store.pathsUnder(dir)) out.add(p);
+      if (dir && name === dir.slice(dir.lastIndexOf('/') + 1)) for (const p of this.store.pathsUnder(dir)) out.add(p);
     }
-    for (const f of changed) out.delete(f); // their own refs are pending already, or gone
+    for (const f of changed.keys()) out.delete(f); // their own refs are pending already, or gone
     return out;
   }
 
