@@ -129,6 +129,37 @@ describe('the index path', () => {
   });
 });
 
+describe('the disk', () => {
+  test.each(['64k', '300k'])('a full disk (%s: while opening, while indexing) is a clear error that loses nothing; with room again the index completes', async (size, ctx) => {
+    const root = fixture();
+    const mnt = tmp();
+    if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mnt]).status !== 0) ctx.skip(); // needs mount rights (root, as in CI)
+    try {
+      const dbPath = path.join(mnt, 'idx', 'index.db');
+      let engine: Engine | null = null;
+      let failure: Error | null = null;
+      try {
+        engine = await open(root, dbPath);
+        await engine.indexWorkspace();
+      } catch (e) {
+        failure = e as Error;
+      }
+      expect(failure?.message).toMatch(/^the disk holding the index .*is full: free some space and run again/);
+      await engine?.close().catch(() => undefined);
+      expect(spawnSync('mount', ['-o', 'remount,size=32m', mnt]).status).toBe(0);
+      const again = await open(root, dbPath);
+      const s = await again.indexWorkspace();
+      expect(s.files).toBe(7);
+      const reference = await open(fixture());
+      await reference.indexWorkspace();
+      expect(edgeList(again)).toEqual(edgeList(reference));
+      await Promise.all([again.close(), reference.close()]);
+    } finally {
+      spawnSync('umount', ['-l', mnt]);
+    }
+  });
+});
+
 /** A workspace big enough that its first index commits several times before it ends. */
 function generated(files: number): string {
   const root = tmp();

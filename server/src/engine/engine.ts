@@ -16,7 +16,7 @@ import type {
 import { ErrorCodes, RELATIONS } from '../../../protocol';
 import type { EdgeRow, EngineOptions, EntityRow, GraphChange, IndexProgress, Position, TextChange } from './api';
 import { EmbeddingService } from './embed/service';
-import { EngineError } from './errors';
+import { EngineError, fromStoreError } from './errors';
 import { Graph } from './graph/graph';
 import { trace, type TraceRequest } from './graph/trace';
 import { LANGUAGES, languageForPath } from './languages/registry';
@@ -140,9 +140,13 @@ export class Engine {
       },
       onProgress,
     );
-    this.indexing = run.finally(() => {
-      this.indexing = null;
-    });
+    this.indexing = run
+      .catch((e) => {
+        throw fromStoreError(e); // a full disk, a damaged file: one clear message
+      })
+      .finally(() => {
+        this.indexing = null;
+      });
     return this.indexing.then((summary) => {
       if ((summary.parsed || summary.deleted) && !this.closing) {
         this.embeddings.changed();

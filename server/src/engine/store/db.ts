@@ -47,9 +47,11 @@ export function openDatabase(dbPath: string, log: (m: string) => void): OpenResu
   const dir = path.dirname(dbPath);
   ensureIndexDir(dir);
   refuseLinks(dbPath);
-  const found = inspect(dbPath);
+  let found = inspect(dbPath);
   let rebuiltBecause: string | null = null;
   if (found.state === 'readonly') return openReadOnly(dbPath, found.reason);
+  // In a directory NSCCN made, whatever sits at the index path is a broken index of its own.
+  if (found.state === 'foreign' && ownsDir(dir)) found = { state: 'unreadable', reason: found.reason };
   if (found.state === 'foreign') {
     throw new EngineError(ErrorCodes.IndexUnavailable, `${dbPath} is not an NSCCN index (${found.reason}); NSCCN will not touch it: choose another index path or move that file`);
   }
@@ -73,12 +75,16 @@ export function openDatabase(dbPath: string, log: (m: string) => void): OpenResu
   try {
     // Only when something is missing: a write here would wait for another process's index run.
     if (found.state !== 'ours' || rebuiltBecause || !hasSchema(db)) {
-      db.exec(DDL);
-      db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+      // All or nothing: a schema half written (a full disk) would not be recognisable as ours.
+      db.transaction(() => {
+        db.exec(DDL);
+        db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+      })();
     }
   } catch (e) {
     db.close();
     if (isLocked(e)) throw locked(dbPath);
+    if (isFull(e)) throw new EngineError(ErrorCodes.IndexUnavailable, `the disk holding the index ${dbPath} is full: free some space and run again (nothing was lost; the index is rebuilt from source)`);
     throw e;
   }
   return { db, rebuiltBecause, readOnlyBecause: null };
@@ -237,6 +243,10 @@ function locked(dbPath: string): EngineError {
 function isLocked(e: unknown): boolean {
   const code = (e as { code?: string }).code ?? '';
   return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+}
+
+function isFull(e: unknown): boolean {
+  return ((e as { code?: string }).code ?? '').startsWith('SQLITE_FULL');
 }
 
 function isReadOnly(e: unknown): boolean {
