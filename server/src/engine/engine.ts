@@ -33,7 +33,7 @@ import { suggestIds } from './suggest';
 import { sourceWindow } from './window';
 import { applyDeletion, applyExtraction } from './workspace/apply';
 import { IgnoreRules } from './workspace/discover';
-import { OpenDocuments } from './workspace/documents';
+import { OpenDocuments, type BufferState } from './workspace/documents';
 import { indexFromDisk } from './workspace/indexer';
 import { processFile } from './workspace/process';
 import { escapes } from './workspace/confine';
@@ -77,7 +77,7 @@ export class Engine {
     this.store = new Store(db);
     this.graph = new Graph(this.store);
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
-    this.docs = new OpenDocuments(this.store, this.graph, parsers);
+    this.docs = new OpenDocuments(this.store, this.graph, parsers, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
     const lexical = new LexicalStream(new FtsIndex(db));
     this.embeddings = new EmbeddingService(this.store, opts.embeddings, this.log);
     const exact = new ExactNameStream(this.store);
@@ -193,23 +193,37 @@ export class Engine {
 
   // --- editor buffers ------------------------------------------------------------------------
 
-  openDocument(file: string, text: string, version: number): void {
+  /**
+   * A buffer opened in the editor; it is the file's truth until closed. Returns null for files
+   * no language reads, else whether the buffer is indexed (a buffer over `maxFileBytes` is not,
+   * as on disk: `reason` says so, for the face to tell the user).
+   */
+  openDocument(file: string, text: string, version: number): BufferState | null {
     this.assertOpen();
     const rel = this.relativePath(file);
-    if (this.docs.open(rel, text, version)) {
+    if (typeof text !== 'string') throw new EngineError(ErrorCodes.InvalidParams, 'text must be a string');
+    const state = this.docs.open(rel, text, version);
+    if (state) {
       this.embeddings.changed();
       this.emit([rel]);
     }
+    return state;
   }
 
-  changeDocument(file: string, changes: TextChange[], version: number): void {
+  /**
+   * Applies edits to an open buffer. Throws InvalidParams, changing nothing, for a version that
+   * is not newer than the buffer's (edits out of order). Null when the file is not open.
+   */
+  changeDocument(file: string, changes: TextChange[], version: number): BufferState | null {
     this.assertOpen();
     const rel = this.relativePath(file);
     if (!Array.isArray(changes)) throw new EngineError(ErrorCodes.InvalidParams, 'changes must be an array');
-    if (this.docs.change(rel, changes, version)) {
+    const state = this.docs.change(rel, changes, version);
+    if (state) {
       this.embeddings.changed(); // debounced by the service: cheap per keystroke
       this.emit([rel]);
     }
+    return state;
   }
 
   async closeDocument(file: string): Promise<void> {

@@ -34,7 +34,10 @@ export class Session {
   constructor(private readonly connection: Connection) {
     this.log = (m) => connection.console.info(m);
     this.workspaces = new Workspaces(this.log);
-    this.documents = new OpenDocuments(this.workspaces, this.log);
+    this.documents = new OpenDocuments(this.workspaces, this.log, (m) => {
+      this.log(m);
+      void connection.window.showWarningMessage(m);
+    });
     this.indexer = new BackgroundIndexer(connection, this.workspaces, this.log, () => this.clientShowsProgress());
     this.lensRefresher = new CodeLensRefresher(connection, this.log);
     this.workspaces.onDidChangeGraph(() => {
