@@ -46,6 +46,11 @@ export function buildProgram(): Command {
   common(program.command('index').description('index the workspace (incremental)')).action(async (o: GlobalOptions) => {
     const summary = await runIndex(o);
     print(o.json, summary, () => formatSummary(summary));
+    // Files were there but none could be read or parsed: a failure, not an empty success.
+    if (summary.files === 0 && summary.skipped.length) {
+      const first = summary.skipped[0];
+      throw new Error(`nothing could be indexed: ${summary.skipped.length} file(s) skipped (${first.file}: ${first.reason})`);
+    }
   });
 
   common(program.command('search <query>').description('hybrid search for functions, classes, methods'))
