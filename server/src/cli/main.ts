@@ -6,7 +6,7 @@ import { TRACE_DEFAULT_DEPTH, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, type TraceDirec
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
 import { formatSearch, formatStats, formatSummary, formatTrace } from './output';
-import { openEngine, runIndex, type GlobalOptions } from './run';
+import { closeOnSignal, openEngine, runIndex, type GlobalOptions } from './run';
 
 const intArg = (min: number, max: number) => (v: string) => {
   const n = Number(v);
@@ -20,11 +20,13 @@ function print(json: boolean, value: unknown, text: () => string): void {
 
 async function withEngine<T>(opts: GlobalOptions, fn: (e: Engine) => Promise<T> | T, refresh = true): Promise<T> {
   const engine = await openEngine(opts);
+  const release = closeOnSignal(engine);
   try {
     if (refresh) await engine.indexWorkspace();
     return await fn(engine);
   } finally {
     await engine.close();
+    release();
   }
 }
 
