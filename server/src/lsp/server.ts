@@ -7,7 +7,7 @@ import {
   ProposedFeatures,
   type Connection,
 } from 'vscode-languageserver/node';
-import { stdioTransport } from './transport';
+import { cancelQueued, stdioTransport } from './transport';
 import { Methods } from '../../../protocol';
 import { incomingCalls, outgoingCalls, prepareCallHierarchy } from './callHierarchy';
 import { codeLenses, resolveCodeLens } from './codeLens';
@@ -34,7 +34,7 @@ export function runLanguageServer(): void {
     void (session?.shutdown() ?? Promise.resolve()).finally(() => process.exit(code));
   };
   const { reader, writer } = stdioTransport(process.stdin, process.stdout, (why) => leave(1, `${why}; exiting`));
-  const connection = createConnection(ProposedFeatures.all, reader, writer);
+  const connection = createConnection(ProposedFeatures.all, reader, writer, cancelQueued);
   redirectConsole(connection);
   // Last line of defence: a bug in a timer or a forgotten promise is logged, not fatal.
   process.on('unhandledRejection', (e) => connection.console.error(`unhandled rejection: ${describe(e)}`));

@@ -5,7 +5,14 @@
 //   here the server stops reading requests while too much output is waiting, and resumes when
 //   the client drains it.
 import type { Readable, Writable } from 'node:stream';
-import { StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver/node';
+import {
+  LSPErrorCodes,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type ConnectionStrategy,
+  type RequestMessage,
+  type ResponseMessage,
+} from 'vscode-languageserver/node';
 
 /** Messages waiting for the client above which no new request is read (resumes at half). */
 export const PENDING_HIGH_WATER = 256;
@@ -43,3 +50,15 @@ export function stdioTransport(input: Readable, output: Writable, onFatal: (why:
   };
   return { reader, writer };
 }
+
+/**
+ * `$/cancelRequest` for a request still waiting in the queue (behind a long trace, or one of
+ * a thousand in flight): answered RequestCancelled at once, never run.
+ */
+export const cancelQueued: ConnectionStrategy = {
+  cancelUndispatched: (message): ResponseMessage => ({
+    jsonrpc: '2.0',
+    id: (message as RequestMessage).id,
+    error: { code: LSPErrorCodes.RequestCancelled, message: `${(message as RequestMessage).method} cancelled` },
+  }),
+};

@@ -23,7 +23,6 @@ export interface ParsersOptions {
   maxHeapBytes?: number;
 }
 
-const load = createRequire(__filename);
 // The WebAssembly global, typed here (the project's lib settings do not declare it).
 const wasm = (globalThis as unknown as { WebAssembly: { RuntimeError: new () => Error; Memory: new (d: { initial: number; maximum: number }) => unknown } }).WebAssembly;
 
@@ -107,10 +106,14 @@ export class Parsers {
     let binding = prev?.binding;
     let module = prev?.module ?? {};
     if (!binding) {
-      // A fresh evaluation of the module is a fresh WASM instance (the package keeps one per module).
+      // A fresh evaluation of the module is a fresh WASM instance (the package keeps one per
+      // module). Nothing but this instance may keep it: not the require cache, not a parent
+      // module's children (a throwaway require), or a dead instance would never be freed.
+      const load = createRequire(__filename);
       const id = load.resolve('web-tree-sitter');
       delete load.cache[id];
       binding = load(id) as Binding;
+      delete load.cache[id];
       const max = this.opts.maxHeapBytes;
       // Quiet: an abort is reported once, as a reason on the file, not printed on stderr.
       module = { printErr: () => {}, ...(max ? { wasmMemory: new wasm.Memory({ initial: 512, maximum: Math.max(512, max >> 16) }) } : {}) };
