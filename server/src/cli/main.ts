@@ -6,7 +6,7 @@ import { TRACE_DEFAULT_DEPTH, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, type TraceDirec
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
 import { formatSearch, formatStats, formatSummary, formatTrace } from './output';
-import { openEngine, runIndex, type GlobalOptions } from './run';
+import { closeOnSignal, openEngine, runIndex, type GlobalOptions } from './run';
 
 const intArg = (min: number, max: number) => (v: string) => {
   const n = Number(v);
@@ -20,6 +20,7 @@ function print(json: boolean, value: unknown, text: () => string): void {
 
 async function withEngine<T>(opts: GlobalOptions, fn: (e: Engine) => Promise<T> | T, refresh = true): Promise<T> {
   const engine = await openEngine(opts);
+  const release = closeOnSignal(engine);
   try {
     if (refresh) {
       // A query never waits for another process's index run: it answers from what is there, and says so.
@@ -29,6 +30,7 @@ async function withEngine<T>(opts: GlobalOptions, fn: (e: Engine) => Promise<T> 
     return await fn(engine);
   } finally {
     await engine.close();
+    release();
   }
 }
 
@@ -50,6 +52,11 @@ export function buildProgram(): Command {
   common(program.command('index').description('index the workspace (incremental)')).action(async (o: GlobalOptions) => {
     const summary = await runIndex(o);
     print(o.json, summary, () => formatSummary(summary));
+    // Files were there but none could be read or parsed: a failure, not an empty success.
+    if (summary.files === 0 && summary.skipped.length) {
+      const first = summary.skipped[0];
+      throw new Error(`nothing could be indexed: ${summary.skipped.length} file(s) skipped (${first.file}: ${first.reason})`);
+    }
   });
 
   common(program.command('search <query>').description('hybrid search for functions, classes, methods'))

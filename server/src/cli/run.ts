@@ -12,6 +12,23 @@ export interface GlobalOptions {
   verbose: boolean;
 }
 
+/**
+ * Closes the engine cleanly on SIGINT/SIGTERM (a running index stops at its next batch and the
+ * index is closed), then exits 130/143. Returns the function that removes the handlers.
+ */
+export function closeOnSignal(engine: Engine): () => void {
+  const on = (signal: NodeJS.Signals, code: number) => {
+    const handler = () => {
+      process.stderr.write(`nsccn: ${signal}: closing the index\n`);
+      void engine.close().finally(() => process.exit(code));
+    };
+    process.once(signal, handler);
+    return () => process.off(signal, handler);
+  };
+  const offs = [on('SIGINT', 130), on('SIGTERM', 143)];
+  return () => offs.forEach((off) => off());
+}
+
 export function openEngine(o: GlobalOptions): Promise<Engine> {
   const model = o.model ?? process.env.NSCCN_MODEL;
   return Engine.open({
@@ -27,6 +44,7 @@ export function openEngine(o: GlobalOptions): Promise<Engine> {
 
 export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
   const engine = await openEngine(o);
+  const release = closeOnSignal(engine);
   const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: 'indexing [{bar}] {percentage}% {value}/{total} files', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   try {
     let started = false;
@@ -43,5 +61,6 @@ export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
     return summary;
   } finally {
     await engine.close();
+    release();
   }
 }

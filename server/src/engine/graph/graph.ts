@@ -93,6 +93,7 @@ export class Graph {
       ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
       ex.entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`).sort(),
     ]);
+    // A loop, not push(...kept): a spread of a large file's references overflows the stack.
     if (kept.length && this.contexts.get(file) !== context) for (const rid of kept) w.recheck.push(rid);
     this.contexts.set(file, context);
     const before = this.model.files.get(file);
