@@ -78,6 +78,6 @@ describe('a file with very many references whose context changed', () => {
     const { graph } = ws.engine;
     const kept = Array.from({ length: 200_000 }, (_, i) => 10_000_000 + i);
     const ex = { file: 'shop/huge.py', language: 'python', entities: [], refs: [], imports: [], attrTypes: [], syntaxErrors: 0 };
-    expect(() => graph.fileChanged('shop/huge.py', python, 'shop.huge', ex, [], [], kept)).not.toThrow();
+    expect(() => graph.fileChanged('shop/huge.py', python, 'shop.huge', ex, { refs: [], kept, removedIds: [], orphaned: [] })).not.toThrow();
   });
 });

@@ -19,8 +19,12 @@ function print(json: boolean, value: unknown, text: () => string): void {
 }
 
 async function withEngine<T>(opts: GlobalOptions, fn: (e: Engine) => Promise<T> | T, refresh = true): Promise<T> {
-  const engine = await openEngine(opts);
-  const release = closeOnSignal(engine);
+  const opening = openEngine(opts);
+  const release = closeOnSignal(opening);
+  const engine = await opening.catch((e) => {
+    release();
+    throw e;
+  });
   try {
     if (refresh) {
       // A query never waits for another process's index run: it answers from what is there, and says so.

@@ -16,11 +16,15 @@ export interface GlobalOptions {
  * Closes the engine cleanly on SIGINT/SIGTERM (a running index stops at its next batch and the
  * index is closed), then exits 130/143. Returns the function that removes the handlers.
  */
-export function closeOnSignal(engine: Engine): () => void {
+export function closeOnSignal(engine: Engine | Promise<Engine>): () => void {
   const on = (signal: NodeJS.Signals, code: number) => {
     const handler = () => {
       process.stderr.write(`nsccn: ${signal}: closing the index\n`);
-      void engine.close().finally(() => process.exit(code));
+      // Installed before the engine opens: a signal while it opens closes it once it is open.
+      void Promise.resolve(engine)
+        .then((e) => e.close())
+        .catch(() => undefined)
+        .finally(() => process.exit(code));
     };
     process.once(signal, handler);
     return () => process.off(signal, handler);
@@ -43,8 +47,12 @@ export function openEngine(o: GlobalOptions): Promise<Engine> {
 }
 
 export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
-  const engine = await openEngine(o);
-  const release = closeOnSignal(engine);
+  const opening = openEngine(o);
+  const release = closeOnSignal(opening);
+  const engine = await opening.catch((e) => {
+    release();
+    throw e;
+  });
   const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: 'indexing [{bar}] {percentage}% {value}/{total} files', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   try {
     let started = false;
