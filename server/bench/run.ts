@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   index: async () => (require('./index') as typeof import('./index')).benchIndex,
   scale: async () => (require('./scale') as typeof import('./scale')).benchScale,
   lsp: async () => (require('./lsp') as typeof import('./lsp')).benchLsp as Bench,
+  kills: async () => (require('./kills') as typeof import('./kills')).benchKills,
   search: async () => {
     const m = require('./search') as typeof import('./search');
     return async () => {
