@@ -55,7 +55,7 @@ const HEADER = '# context (hits ranked; ids work with open_surgical_window and t
 const footer = (n: number) => `# ${n} more lines left out by the token budget`;
 
 export async function buildContext(ctx: ToolContext, query: string, budget: number): Promise<{ structured: Record<string, unknown>; text: string }> {
-  ctx.progress(0, CONTEXT_HITS + 1, 'searching');
+  await ctx.progress(0, CONTEXT_HITS + 1, 'searching');
   const { results, streams } = await searchQuery(ctx, { query, limit: CONTEXT_HITS, kinds: ['function', 'method', 'class'] });
   const skeletons = new Map<string, Promise<SkeletonResponse | null>>();
   const lines: Line[] = [];
@@ -63,7 +63,7 @@ export async function buildContext(ctx: ToolContext, query: string, budget: numb
   let headTokens = countTokens(HEADER + '\n' + footer(999) + '\n');
   for (const [i, hit] of results.entries()) {
     if (headTokens >= budget) break;
-    ctx.progress(i + 1, results.length + 1, `gathering ${hit.id}`);
+    await ctx.progress(i + 1, results.length + 1, `gathering ${hit.id}`);
     const hitLines = await linesOfHit(ctx, hit, i, skeletons);
     headTokens += hitLines.filter((l) => l.field === 'head').reduce((a, l) => a + l.tokens, 0);
     lines.push(...hitLines);
@@ -71,7 +71,7 @@ export async function buildContext(ctx: ToolContext, query: string, budget: numb
   const packed = pack(lines, budget);
   const text = render(packed.kept, packed.left);
   const hits = structured(results, packed.kept);
-  ctx.progress(results.length + 1, results.length + 1, 'done');
+  await ctx.progress(results.length + 1, results.length + 1, 'done');
   return { structured: { query, budget, tokens: countTokens(text), streams, hits, omittedLines: packed.left }, text };
 }
 

@@ -67,8 +67,8 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       ...caller(extra.signal),
       root,
       progress: (progress, total, message) => {
-        if (token === undefined) return;
-        void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => {});
+        if (token === undefined) return Promise.resolve();
+        return extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => {});
       },
       info: () => ({ restarts: child.restarts, indexProgress: describeProgress(child) }),
     };

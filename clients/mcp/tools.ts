@@ -24,7 +24,7 @@ export interface ToolContext {
   call<R>(method: string, params: unknown): Promise<R>;
   root: Root;
   /** MCP progress, sent only when the client asked for it. */
-  progress(done: number, total: number, message: string): void;
+  progress(done: number, total: number, message: string): Promise<void>;
   /** Adapter-side state for index_status. */
   info(): { restarts: number; indexProgress: string | null };
 }
