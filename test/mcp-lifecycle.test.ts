@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, type SearchResult } from '../protocol';
-import { copyShop, sleep, tempDir, writeFiles } from './helpers/lsp-client';
+import { LspClient, copyShop, sleep, tempDir, writeFiles } from './helpers/lsp-client';
 import { alive, childPids, CLI, startMcp, text, waitReady, type McpSession } from './helpers/mcp';
 
 describe('confinement to the root', () => {
@@ -117,6 +117,48 @@ describe('the child language server', () => {
       expect((status.structuredContent as { restarts: number }).restarts).toBe(1);
     } finally {
       await s.close();
+      cleanup();
+    }
+  });
+
+  it('fails the calls in flight when it dies, with a message to call again; none hangs', async () => {
+    const { dir: root, cleanup } = tempDir('nsccn-mcp-inflight-');
+    copyShop(root);
+    const s = await startMcp(root);
+    try {
+      await waitReady(s);
+      const [pid] = childPids(s.transport.pid!);
+      const calls = Array.from({ length: 100 }, () =>
+        s.call('trace_causal_path', { entity_id: 'func:shop/services/checkout.py:checkout', depth: 3 }),
+      );
+      process.kill(pid, 'SIGKILL');
+      const results = await Promise.all(calls);
+      for (const r of results) {
+        if (r.isError) expect(text(r)).toMatch(/stopped during nsccn\/(trace|status)[\s\S]*next: The language server is restarted automatically; call the tool again/);
+        else expect(text(r)).toContain('func:shop/services/payments.py:charge');
+      }
+      const again = await s.call('trace_causal_path', { entity_id: 'func:shop/services/checkout.py:checkout', depth: 1 });
+      expect(again.isError).toBeFalsy();
+    } finally {
+      await s.close();
+      cleanup();
+    }
+  });
+
+  it('works beside an editor\'s language server on the same root (one shared index)', async () => {
+    const { dir: root, cleanup } = tempDir('nsccn-mcp-shared-');
+    copyShop(root);
+    const editor = await LspClient.start({ folders: [root] });
+    const s = await startMcp(root);
+    try {
+      await editor.waitReady();
+      await waitReady(s);
+      const r = await s.call('trace_causal_path', { entity_id: 'func:shop/services/payments.py:charge', direction: 'up', depth: 1 });
+      expect(text(r)).toContain('← CALLS func:shop/services/checkout.py:checkout');
+      expect((await editor.status()).files).toBe(7);
+    } finally {
+      await s.close();
+      await editor.stop();
       cleanup();
     }
   });

@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import {
   CancellationTokenSource,
   createMessageConnection,
+  ErrorCodes as RpcErrorCodes,
+  ResponseError,
   StreamMessageReader,
   StreamMessageWriter,
   type MessageConnection,
@@ -44,6 +46,13 @@ interface Running {
 }
 
 const STOP_GRACE_MS = 3000;
+/** vscode-jsonrpc's own error codes for a connection that broke (not answers of the server). */
+const CONNECTION_FAILURES = new Set<number>([
+  RpcErrorCodes.MessageWriteError,
+  RpcErrorCodes.MessageReadError,
+  RpcErrorCodes.PendingResponseRejected,
+  RpcErrorCodes.ConnectionInactive,
+]);
 
 export class LspChild {
   private current: Running | null = null;
@@ -75,7 +84,11 @@ export class LspChild {
     try {
       return await run.conn.sendRequest<R>(method, params, cancel.token);
     } catch (e) {
-      if (run.dead) throw new ChildGone(`the NSCCN language server stopped during ${method}`);
+      // The connection failing rather than the server answering: the child died, perhaps before
+      // its exit event arrived (a write to its stdin fails with EPIPE first).
+      if (run.dead || !(e instanceof ResponseError) || CONNECTION_FAILURES.has(e.code)) {
+        throw new ChildGone(`the NSCCN language server stopped during ${method}`);
+      }
       throw e;
     } finally {
       signal?.removeEventListener('abort', onAbort);

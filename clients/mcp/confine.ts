@@ -23,7 +23,9 @@ export class Root {
 
   constructor(root: string) {
     this.given = path.resolve(root);
-    this.real = fs.realpathSync(this.given);
+    const real = realpathOrNull(this.given);
+    if (real === null || !fs.statSync(real).isDirectory()) throw new Error(`the root ${this.given} is not a folder`);
+    this.real = real;
   }
 
   /** A file named by the agent (relative to the root, absolute, or a file:// URI). */

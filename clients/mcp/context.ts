@@ -15,8 +15,8 @@ import { searchQuery, type RankedResult } from './query';
 export const CONTEXT_DEFAULT_BUDGET = 4000;
 export const CONTEXT_MIN_BUDGET = 100;
 export const CONTEXT_MAX_BUDGET = 100_000;
-/** Hits looked at; past the budget the rest are never fetched. */
-const CONTEXT_HITS = 8;
+/** Hits looked at: about one per 200 tokens of budget; past the budget the rest are never fetched. */
+const hitsFor = (budget: number) => Math.min(50, Math.max(5, Math.ceil(budget / 200)));
 /** Ids listed per relation line before "+N more". */
 const LIST_MAX = 8;
 /** Docstring lines kept per hit. */
@@ -55,8 +55,8 @@ const HEADER = '# context (hits ranked; ids work with open_surgical_window and t
 const footer = (n: number) => `# ${n} more lines left out by the token budget`;
 
 export async function buildContext(ctx: ToolContext, query: string, budget: number): Promise<{ structured: Record<string, unknown>; text: string }> {
-  await ctx.progress(0, CONTEXT_HITS + 1, 'searching');
-  const { results, streams } = await searchQuery(ctx, { query, limit: CONTEXT_HITS, kinds: ['function', 'method', 'class'] });
+  await ctx.progress(0, hitsFor(budget) + 1, 'searching');
+  const { results, streams } = await searchQuery(ctx, { query, limit: hitsFor(budget), kinds: ['function', 'method', 'class'] });
   const skeletons = new Map<string, Promise<SkeletonResponse | null>>();
   const lines: Line[] = [];
   // Tokens the hits' heads alone need: once they fill the budget, later hits are not fetched.

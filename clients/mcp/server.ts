@@ -75,6 +75,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     try {
       const building = tool.name === 'index_status' ? null : await index.building(ctx);
       const answer = await tool.run(req.params.arguments ?? {}, ctx);
+      if (tool.name === 'index_status' && answer.structured.state === 'ready') index.sawReady();
       if (!building) return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
       const note = `note: the index is still building (${building.files} files so far${describeProgress(child) ? `, ${describeProgress(child)}` : ''}); answers come from what is indexed — call index_status to see when it is ready.`;
       return {
@@ -106,9 +107,12 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   // Start indexing at once; the first tool call must not pay for the server's start-up.
   child.start().catch((e) => log(e instanceof Error ? e.message : String(e)));
 
+  // stdin closing is how a client says goodbye; a signal is treated the same way.
   const closed = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
     server.onclose = () => resolve();
   });
   await server.connect(new StdioServerTransport());
@@ -123,6 +127,10 @@ class IndexState {
 
   reset(): void {
     this.ready = false;
+  }
+
+  sawReady(): void {
+    this.ready = true;
   }
 
   /** The status while the index builds, null once it is ready. */
