@@ -8,6 +8,7 @@
 //     through the tools (trace down + trace up, depth 1: the root line carries the signature)
 //     versus reading the whole files (X's file and every file holding one of its callers);
 //     median and p90 of tools/files.
+//     Beside each, the same request sent straight to a language server (no MCP, no adapter).
 //  3. build_context: tokens used vs budget (never over), and its latency.
 // Writes bench-results/bench-mcp.json.
 import * as fs from 'node:fs';
@@ -16,7 +17,9 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { TraceResult } from '../../protocol';
+import { pathToFileURL } from 'node:url';
+import { Methods, type StatusResponse, type TraceResult } from '../../protocol';
+import { LspChild } from '../../clients/mcp/child';
 import { countTokens } from '../src/engine/skeleton/tokens';
 import { listDocumentedFunctions, sample, usableQuestion, type DocumentedFunction } from '../eval/stdlib-sample';
 import { pythonStdlib } from './corpora';
@@ -51,6 +54,35 @@ const round = (x: number, d = 2) => +x.toFixed(d);
 function textOf(r: CallToolResult): string {
   const t = r.content[0];
   return t && t.type === 'text' ? t.text : '';
+}
+
+/**
+ * The same requests straight to a second `nsccn lsp` on the same index (no MCP hop, no
+ * adapter), with the adapter's own connection code: what the adapter adds is the difference.
+ */
+async function lspDirect(cli: string, root: string, chosen: Array<DocumentedFunction & { id: string }>): Promise<Record<string, number[]>> {
+  const child = new LspChild({ root, command: { command: process.execPath, args: [cli, 'lsp', '--stdio'] }, initializationOptions: { embeddings: { model: 'none' } }, log: () => {} });
+  const out: Record<string, number[]> = { search_and_rank: [], read_skeleton: [], trace_causal_path: [], open_surgical_window: [] };
+  try {
+    await child.start();
+    while ((await child.request<StatusResponse>(Methods.status, {})).state !== 'ready') await new Promise((r) => setTimeout(r, 250));
+    const timed = async (tool: string, method: string, params: unknown) => {
+      const t0 = performance.now();
+      await child.request(method, params);
+      out[tool].push(performance.now() - t0);
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const f of chosen) {
+        await timed('search_and_rank', Methods.search, { query: f.query, limit: 10 });
+        await timed('read_skeleton', Methods.skeleton, { uri: pathToFileURL(path.join(root, f.path)).href });
+        await timed('trace_causal_path', Methods.trace, { id: f.id, direction: 'down', depth: 3 });
+        await timed('open_surgical_window', Methods.window, { id: f.id, contextLines: 3 });
+      }
+    }
+    return out;
+  } finally {
+    await child.stop();
+  }
 }
 
 export async function benchMcp(): Promise<Record<string, unknown>> {
@@ -103,9 +135,19 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
         await timed('open_surgical_window', { entity_id: f.id });
       }
     }
+    const direct = await lspDirect(cli, root, chosen);
     const latency = Object.entries(times).map(([tool, xs]) => {
       xs.sort((a, b) => a - b);
-      return { tool, n: xs.length, p50ms: round(percentile(xs, 50)), p99ms: round(percentile(xs, 99)), targetMs: TARGETS_MS[tool] };
+      const d = direct[tool].sort((a, b) => a - b);
+      return {
+        tool,
+        n: xs.length,
+        p50ms: round(percentile(xs, 50)),
+        p99ms: round(percentile(xs, 99)),
+        targetMs: TARGETS_MS[tool],
+        lspOnlyP50ms: round(percentile(d, 50)),
+        lspOnlyP99ms: round(percentile(d, 99)),
+      };
     });
 
     // 2. Tokens: tools vs whole files.
