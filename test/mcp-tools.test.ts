@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, type SearchResult, type Skeleton, type TraceResult, type Window } from '../protocol';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { countTokens } from '../server/src/engine/skeleton/tokens';
 import { copyShop, tempDir } from './helpers/lsp-client';
 import { startMcp, text, waitReady, type McpSession } from './helpers/mcp';
@@ -97,7 +98,11 @@ describe('search_and_rank', () => {
       '    raise ValueError("amount must be positive")',
       'ValueError: amount must be positive',
     ].join('\n');
-    const r = await shop.call('search_and_rank', { query: traceback, limit: 5 });
+    const progress: string[] = [];
+    const r = (await shop.client.callTool({ name: 'search_and_rank', arguments: { query: traceback, limit: 5 } }, undefined, {
+      onprogress: (p) => progress.push(p.message ?? ''),
+    })) as CallToolResult;
+    expect(progress).toEqual(['looking up frame validate_amount', 'looking up frame charge', 'looking up frame checkout', 'done']);
     const ids = (r.structuredContent as { results: SearchResult[] }).results.map((x) => x.id);
     expect(ids.slice(0, 3)).toEqual([
       'func:shop/services/payments.py:validate_amount',

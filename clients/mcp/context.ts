@@ -56,7 +56,7 @@ const footer = (n: number) => `# ${n} more lines left out by the token budget`;
 
 export async function buildContext(ctx: ToolContext, query: string, budget: number): Promise<{ structured: Record<string, unknown>; text: string }> {
   await ctx.progress(0, hitsFor(budget) + 1, 'searching');
-  const { results, streams } = await searchQuery(ctx, { query, limit: hitsFor(budget), kinds: ['function', 'method', 'class'] });
+  const { results, streams } = await searchQuery({ call: ctx.call.bind(ctx) }, { query, limit: hitsFor(budget), kinds: ['function', 'method', 'class'] });
   const skeletons = new Map<string, Promise<SkeletonResponse | null>>();
   const lines: Line[] = [];
   // Tokens the hits' heads alone need: once they fill the budget, later hits are not fetched.

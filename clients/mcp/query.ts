@@ -28,6 +28,8 @@ export function tracebackFrames(text: string): Frame[] {
 
 interface Caller {
   call<R>(method: string, params: unknown): Promise<R>;
+  /** MCP progress, one step per frame (only when the caller owns the progress token). */
+  progress?(done: number, total: number, message: string): Promise<void>;
 }
 
 export async function searchQuery(ctx: Caller, params: SearchParams & { limit: number }): Promise<{ results: RankedResult[]; streams: string[] }> {
@@ -35,7 +37,8 @@ export async function searchQuery(ctx: Caller, params: SearchParams & { limit: n
   const text = await ctx.call<SearchResponse>(Methods.search, params);
   if (!frames.length) return text;
   const fromFrames: RankedResult[] = [];
-  for (const f of frames) {
+  for (const [i, f] of frames.entries()) {
+    await ctx.progress?.(i + 1, frames.length + 1, `looking up frame ${f.name}`);
     const short = f.name.split('.').pop()!;
     const base = path.basename(f.file.replace(/\\/g, '/'));
     const res = await ctx.call<SearchResponse>(Methods.search, {
@@ -50,6 +53,7 @@ export async function searchQuery(ctx: Caller, params: SearchParams & { limit: n
   }
   const seen = new Set<string>();
   const merged = [...fromFrames, ...text.results].filter((r) => !seen.has(r.id) && (seen.add(r.id), true));
+  await ctx.progress?.(frames.length + 1, frames.length + 1, 'done');
   return { results: merged.slice(0, params.limit), streams: text.streams };
 }
 

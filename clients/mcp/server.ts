@@ -13,7 +13,7 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Methods, type StatusResponse } from '../../protocol';
+import { ErrorCodes, Methods, type StatusResponse } from '../../protocol';
 import { LspChild, type ChildCommand } from './child';
 import { Root } from './confine';
 import { renderToolError, toToolError } from './errors';
@@ -72,8 +72,9 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       },
       info: () => ({ restarts: child.restarts, indexProgress: describeProgress(child) }),
     };
+    let building: StatusResponse | null = null;
     try {
-      const building = tool.name === 'index_status' ? null : await index.building(ctx);
+      building = tool.name === 'index_status' ? null : await index.building(ctx);
       const answer = await tool.run(req.params.arguments ?? {}, ctx);
       if (tool.name === 'index_status' && answer.structured.state === 'ready') index.sawReady();
       if (!building) return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
@@ -84,6 +85,9 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       };
     } catch (e) {
       const err = toToolError(e);
+      if (building && (err.code === ErrorCodes.UnknownEntity || err.code === ErrorCodes.NotIndexed)) {
+        err.hint = `The index is still building (${building.files} files so far), which may be why; call index_status and try again once it is ready. ${err.hint}`;
+      }
       return { isError: true, content: [{ type: 'text', text: renderToolError(err) }], structuredContent: { error: err } };
     }
   });
