@@ -2,7 +2,7 @@
 // the index is still building, the child language server killed mid-session, and stdin closing
 // (the adapter exits and leaves no child behind).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, type SearchResult } from '../protocol';
@@ -66,6 +66,15 @@ describe('confinement to the root', () => {
     const r = await s.call('read_skeleton', { file_path: path.join(root, 'shop', 'models.py') });
     expect(r.isError).toBeFalsy();
     expect(text(r)).toMatch(/^shop\/models.py /);
+  });
+});
+
+describe('start-up', () => {
+  it('a root that is not a folder exits 1 with one line on stderr', () => {
+    const r = spawnSync(process.execPath, [CLI, 'mcp', '--root', '/nonexistent/nsccn-root'], { encoding: 'utf8', input: '' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe('nsccn: the root /nonexistent/nsccn-root is not a folder\n');
+    expect(r.stdout).toBe('');
   });
 });
 
