@@ -57,13 +57,17 @@ const footer = (n: number) => `# ${n} more lines left out by the token budget`;
 export async function buildContext(ctx: ToolContext, query: string, budget: number): Promise<{ structured: Record<string, unknown>; text: string }> {
   await ctx.progress(0, hitsFor(budget) + 1, 'searching');
   const { results, streams } = await searchQuery({ call: ctx.call.bind(ctx) }, { query, limit: hitsFor(budget), kinds: ['function', 'method', 'class'] });
+  if (!results.length) {
+    const text = `no hits for the query (search streams: ${streams.join(', ')}); try other words, or search_and_rank with a kind or path filter.\n`;
+    return { structured: { query, budget, tokens: countTokens(text), streams, hits: [], omittedLines: 0 }, text };
+  }
   const skeletons = new Map<string, Promise<SkeletonResponse | null>>();
   const lines: Line[] = [];
   // Tokens the hits' heads alone need: once they fill the budget, later hits are not fetched.
   let headTokens = countTokens(HEADER + '\n' + footer(999) + '\n');
   for (const [i, hit] of results.entries()) {
     if (headTokens >= budget) break;
-    await ctx.progress(i + 1, results.length + 1, `gathering ${hit.id}`);
+    await ctx.progress(i + 1, results.length + 1, `gathering ${hit.id}`); // no final step: the answer says it is done
     const hitLines = await linesOfHit(ctx, hit, i, skeletons);
     headTokens += hitLines.filter((l) => l.field === 'head').reduce((a, l) => a + l.tokens, 0);
     lines.push(...hitLines);
@@ -71,7 +75,6 @@ export async function buildContext(ctx: ToolContext, query: string, budget: numb
   const packed = pack(lines, budget);
   const text = render(packed.kept, packed.left);
   const hits = structured(results, packed.kept);
-  await ctx.progress(results.length + 1, results.length + 1, 'done');
   return { structured: { query, budget, tokens: countTokens(text), streams, hits, omittedLines: packed.left }, text };
 }
 

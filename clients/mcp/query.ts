@@ -28,7 +28,11 @@ export function tracebackFrames(text: string): Frame[] {
 
 interface Caller {
   call<R>(method: string, params: unknown): Promise<R>;
-  /** MCP progress, one step per frame (only when the caller owns the progress token). */
+  /**
+   * MCP progress, one step per frame (only when the caller owns the progress token). No final
+   * step: the answer itself says it is done, and the SDK's client drops a notification that
+   * arrives together with the answer.
+   */
   progress?(done: number, total: number, message: string): Promise<void>;
 }
 
@@ -53,7 +57,6 @@ export async function searchQuery(ctx: Caller, params: SearchParams & { limit: n
   }
   const seen = new Set<string>();
   const merged = [...fromFrames, ...text.results].filter((r) => !seen.has(r.id) && (seen.add(r.id), true));
-  await ctx.progress?.(frames.length + 1, frames.length + 1, 'done');
   return { results: merged.slice(0, params.limit), streams: text.streams };
 }
 
