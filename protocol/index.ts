@@ -11,6 +11,7 @@ export const Methods = {
   trace: 'nsccn/trace',
   window: 'nsccn/window',
   status: 'nsccn/status',
+  files: 'nsccn/files',
 } as const;
 
 /** Kinds of entity in the graph. Code entities first, then the state/config targets of causal edges. */
@@ -260,6 +261,21 @@ export interface StatusResponse {
   /** Search streams that are on, e.g. ["lexical", "semantic:static"], and why others are off. */
   streams: string[];
   notes: string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// nsccn/files — the indexed files (the MCP adapter lists them as skeleton resources)
+
+export interface FilesParams {}
+
+export interface IndexedFile {
+  file: string;
+  uri: string;
+  language: string;
+}
+
+export interface FilesResponse {
+  files: IndexedFile[];
 }
 
 // ---------------------------------------------------------------------------------------------

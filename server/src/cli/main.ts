@@ -109,6 +109,24 @@ export function buildProgram(): Command {
       const { runLanguageServer } = require('../lsp/server') as { runLanguageServer: () => void };
       runLanguageServer();
     });
+
+  program
+    .command('mcp')
+    .description('run the MCP server for agents over stdio (it starts `nsccn lsp` as its child)')
+    .option('--root <dir>', 'workspace root', process.cwd())
+    .option('--exclude <glob...>', 'extra paths to skip (gitignore syntax)')
+    .option('--model <id>', 'embedding model (Hugging Face id or folder; "none" for no model)')
+    .action(async (o: { root: string; exclude?: string[]; model?: string }) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { runMcpServer } = require('../../../clients/mcp/server') as typeof import('../../../clients/mcp/server');
+      const model = o.model ?? process.env.NSCCN_MODEL;
+      await runMcpServer({
+        root: o.root,
+        lspCommand: { command: process.execPath, args: [__filename, 'lsp', '--stdio'] },
+        initializationOptions: { ...(o.exclude ? { exclude: o.exclude } : {}), ...(model ? { embeddings: { model } } : {}) },
+        version: require('../../../../package.json').version,
+      });
+    });
   return program;
 }
 

@@ -138,5 +138,6 @@ export function startServer(connection: Connection): Session {
   connection.onRequest(Methods.trace, request(Methods.trace, (p: unknown) => custom.trace(workspaces, Methods.trace, p)));
   connection.onRequest(Methods.window, request(Methods.window, (p: unknown) => custom.window(workspaces, Methods.window, p)));
   connection.onRequest(Methods.status, request(Methods.status, () => custom.status(workspaces, session.indexing())));
+  connection.onRequest(Methods.files, request(Methods.files, () => custom.files(workspaces)));
   return session;
 }
