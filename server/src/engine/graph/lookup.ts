@@ -2,7 +2,7 @@
 // MRO, attribute and return types, aliases. The rules are in ./README.md; ./resolve.ts turns
 // these lookups into edges per relation.
 import type { Ent, FileSymbols, SymbolModel } from './model';
-import { dirOf } from './model';
+import { dirOf, MEMBER_CONTAINERS, TYPE_KINDS } from './model';
 import type { RefInput } from './resolve';
 
 export const MAX_CANDIDATES = 5;
@@ -115,7 +115,7 @@ export class NameLookup {
       if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
     } else t = this.single(this.path(fs, from, type, true));
     if (!t) return undefined;
-    if (t.kind === 'class') return t;
+    if (TYPE_KINDS.has(t.kind)) return t;
     if (t.returns && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
       const tfs = this.model.files.get(t.file);
       const scope = t.kind === 'global' ? tfs?.moduleEnt : t;
@@ -135,7 +135,8 @@ export class NameLookup {
   }
 
   protected constructorOf(cls: Ent): Ent {
-    return this.member(cls, '__init__', (e) => e.kind === 'method') ?? cls;
+    const name = this.model.files.get(cls.file)?.language.constructorName;
+    return (name && this.member(cls, name, (e) => e.kind === 'method')) || cls;
   }
 
   mro(cls: Ent): { mro: Ent[]; open: boolean } {
@@ -149,9 +150,9 @@ export class NameLookup {
       const fs = this.model.files.get(c.file);
       const scope = c.parent ? this.model.byId.get(c.parent) : undefined;
       for (const b of c.bases ?? []) {
-        if (b === 'object') continue;
+        if (b === fs?.language.rootClass) continue;
         const base = fs && scope ? this.single(this.path(fs, scope, b, true)) : undefined;
-        if (base && base.kind === 'class') visit(base, depth + 1);
+        if (base && TYPE_KINDS.has(base.kind)) visit(base, depth + 1);
         else open = true;
       }
     };
@@ -209,7 +210,7 @@ export class NameLookup {
 
   /** Member `name` inside a module (top level, submodule, re-export) or a class (MRO). */
   protected inside(e: Ent, name: string, hops: number): Ent[] {
-    if (e.kind === 'class') {
+    if (MEMBER_CONTAINERS.has(e.kind)) {
       const m = this.member(e, name, () => true);
       return m ? [m] : [];
     }
@@ -280,14 +281,20 @@ export class NameLookup {
       if (r.length) return { ents: r, ambiguous: r.length > 1 };
     }
     if (!guess || fs.language.builtins?.has(n)) return NOT_FOUND;
+    // Guesses stay among files that can call each other (a Python file never calls TS by name).
+    const family = fs.language.family ?? fs.language.id;
+    const kin = (f: string) => {
+      const l = this.model.files.get(f)?.language;
+      return !!l && (l.family ?? l.id) === family;
+    };
     const dir = dirOf(fs.file);
     const sameDir = this.model
       .filesInDir(dir)
-      .filter((f) => f !== fs.file)
+      .filter((f) => f !== fs.file && kin(f))
       .map((f) => this.model.files.get(f)?.byQname.get(n))
       .filter((e): e is Ent => !!e && (e.kind === 'function' || e.kind === 'class'));
     if (sameDir.length) return { ents: sameDir, ambiguous: sameDir.length > 1 };
-    const all = this.model.topLevelNamed(n);
+    const all = this.model.topLevelNamed(n).filter((e) => kin(e.file));
     if (all.length === 1) return { ents: all, ambiguous: false };
     return NOT_FOUND;
   }

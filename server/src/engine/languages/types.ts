@@ -15,7 +15,7 @@ export interface Span {
   end: Point;
 }
 
-export type CodeKind = Extract<EntityKind, 'module' | 'class' | 'function' | 'method' | 'attr' | 'global'>;
+export type CodeKind = Extract<EntityKind, 'module' | 'class' | 'interface' | 'type' | 'enum' | 'namespace' | 'function' | 'method' | 'attr' | 'global'>;
 
 export interface ExtractedEntity {
   id: string;
@@ -30,6 +30,11 @@ export interface ExtractedEntity {
   nameSpan: Span;
   /** One line: `def save(self, force: bool = False) -> None`, `class User(Base)`. */
   signature: string;
+  /**
+   * Decorators as written, without `@` for Python; with `@` for TypeScript, whose bare words
+   * here are member modifiers that change how the member is reached (`get`, `set`, `static`).
+   * The language reads them back through `isPropertyGetter`.
+   */
   decorators: string[];
   docstring: string | null;
   /** Base-class expressions as written (classes only). */
@@ -48,11 +53,15 @@ export interface ExtractedEntity {
   contentHash?: string;
 }
 
-/** How the first segment of a reference binds, when the extractor could tell. */
+/**
+ * How the first segment of a reference binds, when the extractor could tell. Each language maps
+ * its own spelling onto these kinds (Python `self`/`cls`/`super()`, TypeScript `this` in an
+ * instance member / `this` in a static member / `super`); the graph knows only the kinds.
+ */
 export type Receiver =
   | { kind: 'self' } // instance of the enclosing class (`self.x`, `this.x`)
-  | { kind: 'cls' } // the enclosing class itself (`cls.x`)
-  | { kind: 'super' } // the bases of the enclosing class (`super().x`)
+  | { kind: 'cls' } // the enclosing class itself (`cls.x`, `this.x` in a static method)
+  | { kind: 'super' } // the bases of the enclosing class (`super().x`, `super.x`)
   | { kind: 'typed'; type: string } // a local whose type expression is known (`x = Cls()`, `x: Cls`)
   | { kind: 'expr' }; // some other expression (`f().m()`, `x[0].m()`): target is the member only
 
@@ -73,7 +82,10 @@ export interface RawRef {
   configKind?: ConfigKind;
   /** Site of the reference (the call expression, raise statement, assignment target, ...). */
   span: Span;
-  /** Exception names caught by the try blocks enclosing this site (innermost first). */
+  /**
+   * Exception names caught by the try blocks enclosing this site (innermost first); `*` is a
+   * handler that catches anything (a bare `except:`, a TypeScript `catch`).
+   */
   catches?: string[];
   /** PROPAGATES_ERROR: a bare `raise` re-raising what an `except` caught. */
   reraise?: boolean;
@@ -127,6 +139,11 @@ export interface ExtractionReuse {
 /** Everything the engine needs to know about one language. Registered in one table. */
 export interface LanguageSupport {
   id: string;
+  /**
+   * Languages that import and call each other by name share a family (TypeScript, TSX and
+   * JavaScript); guesses by name (same directory, unique in workspace) stay inside it. Default: id.
+   */
+  family?: string;
   extensions: string[];
   /** Absolute path of the grammar's .wasm file. */
   wasmPath(): string;
@@ -148,4 +165,21 @@ export interface LanguageSupport {
   builtins?: ReadonlySet<string>;
   /** Builtin exception → its builtin base (`KeyError` → `LookupError`), for caught-or-escaping. */
   exceptionBases?: Readonly<Record<string, string>>;
+  /**
+   * Whether a handler named `handler` catches an exception whose class and base names are
+   * `names`, when the language decides it by name alone (Python: `BaseException` catches all,
+   * `Exception` all but the exit signals); undefined: the graph compares classes.
+   */
+  handlerCatches?(handler: string, names: ReadonlySet<string>): boolean | undefined;
+  /** Name of the method a class runs when it is called/constructed (`__init__`, `constructor`). */
+  constructorName: string;
+  /** The implicit root class, never an external base (`object`); none if the language has none. */
+  rootClass?: string;
+  /** Is a method with these decorators (as extracted) read as an attribute (a property getter)? */
+  isPropertyGetter(decorators: readonly string[]): boolean;
+  /**
+   * Keys under which a module can be found besides its own name (Python: every dotted suffix,
+   * for src layouts). Default: the name only.
+   */
+  moduleKeys?(module: string): string[];
 }

@@ -1,7 +1,7 @@
 // Python, registered in ../registry.ts.
 import type { LanguageSupport } from '../types';
 import { extractPython, type PythonReuse } from './extract';
-import { absoluteModule, BUILTINS, EXCEPTION_BASES, moduleName } from './names';
+import { absoluteModule, BUILTINS, EXCEPTION_BASES, handlerCatches, isPropertyGetter, moduleKeys, moduleName } from './names';
 import { skeletonPython } from './skeleton';
 
 export const python: LanguageSupport = {
@@ -14,4 +14,9 @@ export const python: LanguageSupport = {
   absoluteModule,
   builtins: BUILTINS,
   exceptionBases: EXCEPTION_BASES,
+  handlerCatches,
+  constructorName: '__init__',
+  rootClass: 'object',
+  isPropertyGetter,
+  moduleKeys,
 };
