@@ -4,6 +4,7 @@
 import type { Ent, FileSymbols, SymbolModel } from './model';
 import { dirOf, MEMBER_CONTAINERS, TYPE_KINDS } from './model';
 import type { RefInput } from './resolve';
+import { MODULE_VALUE } from '../languages/types';
 
 export const MAX_CANDIDATES = 5;
 const MAX_HOPS = 5;
@@ -214,6 +215,11 @@ export class NameLookup {
       const m = this.member(e, name, () => true);
       return m ? [m] : [];
     }
+    if (e.kind === 'global') {
+      // Members defined in place (an object literal's methods: `obj.m`).
+      const own = this.model.files.get(e.file)?.byQname.get(`${e.qname}.${name}`);
+      if (own) return [own];
+    }
     if (e.kind === 'global' && e.returns) {
       // An instance held by a module global (`logger = Logger()` imported elsewhere).
       const fs = this.model.files.get(e.file);
@@ -243,7 +249,13 @@ export class NameLookup {
 
   protected binding(b: { module: string; member: string | null }, hops: number): Found {
     const mods = this.moduleEnts(b.module);
-    if (!b.member) return mods.length ? { ents: mods.slice(0, 1), ambiguous: false } : NOT_FOUND;
+    if (!b.member) {
+      if (!mods.length) return NOT_FOUND;
+      // A module whose value was replaced (`module.exports = X`) yields X.
+      const value = hops < MAX_HOPS ? this.model.files.get(mods[0].file)?.byLocal.get(MODULE_VALUE)?.find((x) => x.scope === null) : undefined;
+      const v = value ? this.binding(value, hops + 1) : NOT_FOUND;
+      return v.ents.length ? v : { ents: mods.slice(0, 1), ambiguous: false };
+    }
     const ents = mods.flatMap((m) => this.inside(m, b.member!, hops));
     return ents.length ? { ents, ambiguous: ents.length > 1 } : NOT_FOUND;
   }

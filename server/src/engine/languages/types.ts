@@ -93,6 +93,12 @@ export interface RawRef {
   access?: boolean;
 }
 
+/**
+ * The local a module binds when its whole value is replaced (CommonJS `module.exports = X`):
+ * importing the module as a whole then yields `X`. Never a valid identifier.
+ */
+export const MODULE_VALUE = '<module>';
+
 export interface ImportBinding {
   /** Id of the importing module entity. */
   from: string;

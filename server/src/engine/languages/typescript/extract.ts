@@ -1,0 +1,325 @@
+// One query pass over a TypeScript/TSX/JavaScript tree (queries/*.scm): captures arrive in
+// source order, definitions push scopes that end at their last byte, and every other capture is
+// a reference made from the innermost scope. No walk over every node: issue 16 measured a query
+// pass at well under half the cost of a node walk through the WASM API.
+import type { Language, Node, Query, Tree } from 'web-tree-sitter';
+import type { CodeKind, ExtractedEntity, FileExtraction } from '../types';
+import { moduleName, selfSpecifier, MODULE_VALUE, BUILTINS } from './names';
+import { MAX_BODY_WORDS, span, type Scope } from './scopes';
+import { bodyWords, jsdocOf, signatureOf, typeOf, valueType } from './syntax';
+import { References } from './references';
+
+const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
+const CLASS_VALUES = new Set(['class', 'class_expression']);
+
+export class TsExtractor extends References {
+  run(tree: Tree, query: Query, languageId: string): FileExtraction {
+    const root = tree.rootNode;
+    const base = this.file.slice(this.file.lastIndexOf('/') + 1).replace(/(\.d)?\.\w+$/, '');
+    const first = root.namedChild(0);
+    const modEnt: ExtractedEntity = {
+      id: this.st.uniqueId('module', base),
+      kind: 'module',
+      name: base,
+      qname: base,
+      parent: null,
+      span: span(root),
+      nameSpan: { start: { row: 0, column: 0 }, end: { row: 0, column: 0 } },
+      signature: `module ${moduleName(this.file) ?? base}`,
+      decorators: [],
+      docstring: first?.type === 'comment' && first.text.startsWith('/**') && first.nextNamedSibling?.type !== 'comment' && !isDefinition(first.nextNamedSibling) ? jsdocOf(first.nextNamedSibling ?? first) ?? null : null,
+      body: '',
+    };
+    this.st.entities.push(modEnt);
+    this.st.stack.push({ ent: modEnt, start: 0, end: Infinity, kind: 'module', isStatic: false, locals: new Map(), prefix: '' });
+    for (const c of query.captures(root)) {
+      if (c.name.startsWith('_')) continue;
+      const n = c.node;
+      this.st.advance(n.startIndex);
+      switch (c.name) {
+        case 'def':
+          this.definition(n);
+          break;
+        case 'var':
+          this.variable(n);
+          break;
+        case 'field':
+          this.field(n);
+          break;
+        default:
+          this.reference(c.name, n);
+      }
+    }
+    const entities = this.st.entities;
+    for (const e of entities) if (e.kind !== 'module' && !e.body) e.body = bodyWords(this.bodies.get(e.id) ?? '', MAX_BODY_WORDS);
+    return {
+      file: this.file,
+      language: languageId,
+      entities,
+      refs: this.st.refs,
+      imports: this.st.imports,
+      attrTypes: this.st.attrTypes,
+      syntaxErrors: root.hasError ? Math.max(1, root.descendantsOfType('ERROR').length) : 0,
+    };
+  }
+
+  // --- definitions --------------------------------------------------------------------------
+
+  /** Entity id → its body text (words for search, computed at the end). */
+  private readonly bodies = new Map<string, string>();
+  /** `qname` → id of a signature-only definition, dropped when the implementation follows. */
+  private readonly signatures = new Map<string, string>();
+
+  private definition(n: Node): void {
+    const outer = this.st.top;
+    switch (n.type) {
+      case 'function_declaration':
+      case 'generator_function_declaration':
+      case 'function_signature': {
+        const name = n.childForFieldName('name')?.text ?? 'default';
+        const kind: CodeKind = outer.kind === 'class' || outer.kind === 'container' && outer.ent.kind !== 'namespace' ? 'method' : 'function';
+        this.callable(n, n, name, kind, n.childForFieldName('body'));
+        break;
+      }
+      case 'method_definition':
+      case 'method_signature':
+      case 'abstract_method_signature': {
+        if (outer.kind !== 'class' && outer.kind !== 'container') return; // a method of an unnamed object
+        const nameNode = n.childForFieldName('name');
+        if (!nameNode) return;
+        const name = nameNode.type === 'string' ? nameNode.text.slice(1, -1) : nameNode.text;
+        this.callable(n, n, name, outer.ent.kind === 'namespace' || !outer.prefix ? 'function' : 'method', n.childForFieldName('body'));
+        break;
+      }
+      case 'pair': {
+        if (outer.kind !== 'container') return;
+        const key = n.childForFieldName('key');
+        const value = n.childForFieldName('value');
+        if (!key || !value) return;
+        const name = key.type === 'string' ? key.text.slice(1, -1) : key.text;
+        this.callable(n, value, name, outer.prefix ? 'method' : 'function', value.childForFieldName('body'), key);
+        break;
+      }
+      case 'class_declaration':
+      case 'abstract_class_declaration':
+        this.classLike(n, 'class', n.childForFieldName('name')?.text ?? 'default');
+        break;
+      case 'interface_declaration':
+        this.classLike(n, 'interface', n.childForFieldName('name')?.text ?? '');
+        break;
+      case 'enum_declaration':
+        this.classLike(n, 'enum', n.childForFieldName('name')?.text ?? '');
+        break;
+      case 'internal_module':
+      case 'module': {
+        const name = n.childForFieldName('name');
+        if (!name) return;
+        this.classLike(n, 'namespace', name.type === 'string' ? name.text.slice(1, -1) : name.text);
+        break;
+      }
+      case 'type_alias_declaration': {
+        const name = n.childForFieldName('name');
+        if (!name) return;
+        this.entity(n, name, 'type', name.text, signatureOf(this.source, n, null, 400), []);
+        break;
+      }
+    }
+  }
+
+  /** A function or method (declared, or a function value bound to a name) and its scope. */
+  protected callable(n: Node, fn: Node, name: string, kind: CodeKind, body: Node | null, nameNode?: Node): void {
+    const outer = this.st.top;
+    const decorators = modifiers(n);
+    const decl = n.type === 'variable_declarator' ? n.parent : null;
+    const sig = (decl ? `${decl.child(0)?.text ?? 'const'} ` : '') + signatureOf(this.source, n, body);
+    const qname = outer.prefix ? `${outer.prefix}.${name}` : name;
+    const sigId = this.signatures.get(qname);
+    const overloaded = sigId ? this.st.entities.find((e) => e.id === sigId) : undefined;
+    let ent: ExtractedEntity;
+    if (overloaded && !body) {
+      // Another overload signature: the entity of the first one stands for all of them.
+      ent = overloaded;
+    } else if (overloaded) {
+      // The implementation after its overload signatures: one entity, at the implementation.
+      this.signatures.delete(qname);
+      ent = overloaded;
+      ent.span = span(n);
+      ent.nameSpan = span(nameNode ?? n.childForFieldName('name') ?? n);
+      ent.signature = sig;
+      ent.docstring ??= jsdocOf(n);
+    } else ent = this.entity(n, nameNode ?? n.childForFieldName('name') ?? n, kind, name, sig, decorators);
+    const params = fn.childForFieldName('parameters') ?? fn.childForFieldName('parameter');
+    const ret = typeOf(fn.childForFieldName('return_type'));
+    if (ret) {
+      ent.returns ??= ret;
+      this.annotated.add(ent.id);
+    }
+    // An overload or ambient signature waits for an implementation that takes its place.
+    if (!body) this.signatures.set(ent.qname, ent.id);
+    else this.bodies.set(ent.id, this.source.slice(body.startIndex, body.endIndex));
+    const scope: Scope = { ent, start: n.startIndex, end: n.endIndex, kind: 'function', isStatic: decorators.includes('static'), locals: new Map(), prefix: ent.qname };
+    if (params) this.parameters(params, scope, outer, name === 'constructor');
+    this.st.stack.push(scope);
+  }
+
+  private parameters(params: Node, scope: Scope, outer: Scope, isConstructor: boolean): void {
+    const list = params.type === 'identifier' ? [params] : params.namedChildren;
+    for (const p of list) {
+      if (!p) continue;
+      if (p.type === 'identifier') {
+        scope.locals.set(p.text, null);
+        continue;
+      }
+      const pattern = p.childForFieldName('pattern') ?? p.childForFieldName('left') ?? (p.type === 'assignment_pattern' ? p.namedChild(0) : null);
+      if (!pattern) continue;
+      if (pattern.type !== 'identifier') {
+        for (const id of pattern.descendantsOfType(['identifier', 'shorthand_property_identifier_pattern'])) if (id) scope.locals.set(id.text, null);
+        continue;
+      }
+      const type = typeOf(p.childForFieldName('type')) ?? valueType(p.childForFieldName('value'));
+      scope.locals.set(pattern.text, type);
+      // `constructor(private repo: Repo)` declares and assigns the field `repo`.
+      if (isConstructor && outer.kind === 'class' && p.namedChildren.some((c) => c?.type === 'accessibility_modifier' || c?.text === 'readonly')) {
+        this.memberAttr(outer, pattern.text, pattern, type);
+      }
+    }
+  }
+
+  /** Classes, interfaces, enums, namespaces: containers of members. */
+  private classLike(n: Node, kind: CodeKind, name: string): void {
+    const nameNode = n.childForFieldName('name') ?? n;
+    const bases: string[] = [];
+    for (const c of n.namedChildren) {
+      if (c?.type === 'class_heritage') {
+        for (const h of c.namedChildren) {
+          if (!h) continue;
+          if (h.type === 'extends_clause') {
+            const v = h.childForFieldName('value');
+            const t = v ? pathOf2(v) : null;
+            if (t) bases.push(t);
+          } else if (h.type === 'implements_clause') {
+            for (const t of h.namedChildren) if (t && typeOf(t)) bases.push(typeOf(t)!);
+          } else {
+            const t = pathOf2(h); // JavaScript: `extends Expr` directly
+            if (t) bases.push(t);
+          }
+        }
+      } else if (c?.type === 'extends_type_clause') {
+        for (const t of c.namedChildren) if (t && typeOf(t)) bases.push(typeOf(t)!);
+      }
+    }
+    const body = n.childForFieldName('body');
+    const sig = kind === 'interface' && n.endIndex - n.startIndex < 400 ? signatureOf(this.source, n, null, 400) : signatureOf(this.source, n, body);
+    const ent = this.entity(n, nameNode, kind, name, sig, modifiers(n));
+    if (kind === 'class' || kind === 'interface') ent.bases = bases;
+    for (const b of bases) this.st.refs.push({ from: ent.id, relation: 'INHERITS', target: b, span: span(nameNode) });
+    this.st.stack.push({ ent, start: n.startIndex, end: n.endIndex, kind: kind === 'class' ? 'class' : 'container', isStatic: false, locals: new Map(), prefix: ent.qname });
+  }
+
+  /** `const x = …` / `let x` / `var x`: a function, a class, an object of members, a global or a local. */
+  private variable(n: Node): void {
+    const nameNode = n.childForFieldName('name');
+    const value = n.childForFieldName('value');
+    const scope = this.st.top;
+    if (!nameNode) return;
+    if (value && this.requireBinding(nameNode, value)) return;
+    if (nameNode.type !== 'identifier') {
+      if (scope.kind === 'function') for (const id of nameNode.descendantsOfType(['identifier', 'shorthand_property_identifier_pattern'])) if (id) scope.locals.set(id.text, null);
+      return;
+    }
+    const name = nameNode.text;
+    if (value && FUNCTION_VALUES.has(value.type)) {
+      this.callable(n, value, name, 'function', value.childForFieldName('body'), nameNode);
+      return;
+    }
+    if (value && CLASS_VALUES.has(value.type)) {
+      this.classLike(value, 'class', name);
+      return;
+    }
+    const type = typeOf(n.childForFieldName('type')) ?? valueType(value);
+    if (scope.kind === 'function') {
+      scope.locals.set(name, type);
+      return;
+    }
+    if (scope.kind !== 'module' && scope.ent.kind !== 'namespace') return;
+    const ent = this.entity(n, nameNode, 'global', name, signatureOf(this.source, n, null, 160), []);
+    if (type) ent.returns = type;
+    else if (value?.type === 'identifier' && !BUILTINS.has(value.text)) ent.alias = value.text;
+    if (value?.type === 'object') {
+      // An object literal bound to a name: its methods are `obj.m`.
+      this.st.stack.push({ ent, start: n.startIndex, end: n.endIndex, kind: 'container', isStatic: false, locals: new Map(), prefix: ent.qname });
+    }
+  }
+
+  /** Class fields and interface properties: attributes (a function-valued field is a method). */
+  private field(n: Node): void {
+    const cls = this.st.top;
+    if (cls.kind !== 'class' && cls.kind !== 'container') return;
+    const nameNode = n.childForFieldName('name') ?? n.childForFieldName('property');
+    if (!nameNode) return;
+    const value = n.childForFieldName('value');
+    if (value && FUNCTION_VALUES.has(value.type)) {
+      this.callable(n, value, nameNode.text, 'method', value.childForFieldName('body'), nameNode);
+      return;
+    }
+    const type = typeOf(n.childForFieldName('type')) ?? valueType(value);
+    this.memberAttr(cls, nameNode.text, nameNode, type, n);
+  }
+
+  protected entity(n: Node, nameNode: Node, kind: CodeKind, name: string, signature: string, decorators: string[]): ExtractedEntity {
+    const parent = this.st.top;
+    const qname = parent.prefix ? `${parent.prefix}.${name}` : name;
+    const ent: ExtractedEntity = {
+      id: this.st.uniqueId(kind, qname),
+      kind,
+      name,
+      qname,
+      parent: parent.ent.id,
+      span: span(n),
+      nameSpan: span(nameNode),
+      signature,
+      decorators,
+      docstring: jsdocOf(n),
+      body: '',
+    };
+    this.st.entities.push(ent);
+    return ent;
+  }
+}
+
+/** A dotted base class expression (`Base`, `ns.Base`, `Base<T>` → `Base`). */
+function pathOf2(n: Node): string | null {
+  if (n.type === 'generic_type') return typeOf(n);
+  if (n.type === 'call_expression') return null; // a mixin call
+  if (n.type === 'identifier' || n.type === 'member_expression' || n.type === 'type_identifier' || n.type === 'nested_type_identifier') return n.text.replace(/\s+/g, '');
+  return null;
+}
+
+/** Decorators (with `@`) and member modifiers (`static`, `get`, `set`, `async`, `abstract`). */
+function modifiers(n: Node): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n.childCount; i++) {
+    const c = n.child(i);
+    if (!c) continue;
+    if (c.type === 'decorator') out.push(c.text.replace(/\s+/g, ' '));
+    else if (c.type === 'static' || c.type === 'get' || c.type === 'set' || c.type === 'async' || c.type === 'abstract' || c.type === '*') out.push(c.type === '*' ? 'generator' : c.type);
+    else if (c.type === 'accessibility_modifier' || c.type === 'override_modifier') continue;
+    else if (c.isNamed && c.type !== 'decorator') {
+      if (c.type === 'property_identifier' || c.type === 'identifier' || c.type === 'formal_parameters' || c.type === 'type_identifier') break;
+    }
+  }
+  // Decorators of a class declaration sit on the export statement around it.
+  const up = n.parent?.type === 'export_statement' ? n.parent : null;
+  if (up) for (const d of up.namedChildren) if (d?.type === 'decorator') out.unshift(d.text.replace(/\s+/g, ' '));
+  return out;
+}
+
+function isDefinition(n: Node | null | undefined): boolean {
+  if (!n) return false;
+  return /declaration|export_statement|internal_module|method_definition/.test(n.type);
+}
+
+export { MODULE_VALUE, selfSpecifier };
+
+/** Compiled queries, one per grammar (a query is tied to the Language it was built for). */
+export type QueryFor = (language: Language) => Query;
