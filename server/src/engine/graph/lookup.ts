@@ -117,6 +117,11 @@ export class NameLookup {
     } else t = this.single(this.path(fs, from, type, true));
     if (!t) return undefined;
     if (TYPE_KINDS.has(t.kind)) return t;
+    if (t.kind === 'attr' && t.parent) {
+      // `Props.cart`: a member of a type has the type recorded for it.
+      const owner = this.model.byId.get(t.parent);
+      return owner ? this.attrClass(owner, t.name) : undefined;
+    }
     if (t.returns && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
       const tfs = this.model.files.get(t.file);
       const scope = t.kind === 'global' ? tfs?.moduleEnt : t;

@@ -173,7 +173,11 @@ export class TsExtractor extends References {
       const pattern = p.childForFieldName('pattern') ?? p.childForFieldName('left') ?? (p.type === 'assignment_pattern' ? p.namedChild(0) : null);
       if (!pattern) continue;
       if (pattern.type !== 'identifier') {
-        for (const id of pattern.descendantsOfType(['identifier', 'shorthand_property_identifier_pattern'])) if (id) scope.locals.set(id.text, null);
+        // `{ cart }: Props`: each name has the type of that member of the annotated type.
+        const whole = typeOf(p.childForFieldName('type'));
+        for (const id of pattern.descendantsOfType(['identifier', 'shorthand_property_identifier_pattern'])) {
+          if (id) scope.locals.set(id.text, whole && id.type === 'shorthand_property_identifier_pattern' && id.parent?.id === pattern.id ? `${whole}.${id.text}` : null);
+        }
         continue;
       }
       const type = typeOf(p.childForFieldName('type')) ?? valueType(p.childForFieldName('value'));

@@ -2,7 +2,7 @@
 // three languages in ../registry.ts. One folder because the three share every rule that matters
 // (modules, classes, calls, CommonJS/ES interop) and the grammars share their node types; the
 // registrations differ only in grammar, extensions and the queries a grammar can compile
-// (typed.scm names TypeScript-only nodes). They are one family: they import each other.
+// (typed.scm names TypeScript-only nodes, jsx.scm JSX ones). They are one family: they import each other.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Query, type Language } from 'web-tree-sitter';
@@ -43,5 +43,5 @@ function support(id: string, extensions: string[], wasm: string, queryFiles: str
 }
 
 export const typescript = support('typescript', ['.ts', '.mts', '.cts'], 'tree-sitter-typescript/tree-sitter-typescript.wasm', ['common.scm', 'typed.scm']);
-export const tsx = support('tsx', ['.tsx'], 'tree-sitter-typescript/tree-sitter-tsx.wasm', ['common.scm', 'typed.scm']);
-export const javascript = support('javascript', ['.js', '.jsx', '.mjs', '.cjs'], 'tree-sitter-javascript/tree-sitter-javascript.wasm', ['common.scm', 'untyped.scm']);
+export const tsx = support('tsx', ['.tsx'], 'tree-sitter-typescript/tree-sitter-tsx.wasm', ['common.scm', 'typed.scm', 'jsx.scm']);
+export const javascript = support('javascript', ['.js', '.jsx', '.mjs', '.cjs'], 'tree-sitter-javascript/tree-sitter-javascript.wasm', ['common.scm', 'untyped.scm', 'jsx.scm']);

@@ -54,11 +54,19 @@ export abstract class References {
         return this.env(n);
       case 'return':
         return this.returned(n);
+      case 'jsx': {
+        // `<Item />` renders (calls) the component `Item`; lower-case tags are HTML elements.
+        const path = pathOf(n);
+        if (path && (/^[A-Z]/.test(path[0]) || path.length > 1)) this.callPath(path, n);
+        return;
+      }
     }
   }
 
   private push(relation: Relation, target: string, at: Node, extra: Partial<RawRef> = {}): void {
-    const ref: RawRef = { from: this.st.owner().ent.id, relation, target, span: span(at), ...extra };
+    // A call site is the called name (`save` of `this.save()`), as editors underline it.
+    const site = relation === 'CALLS' ? calledName(at) : at;
+    const ref: RawRef = { from: this.st.owner().ent.id, relation, target, span: span(site), ...extra };
     if (relation === 'CALLS' || relation === 'PROPAGATES_ERROR') {
       const catches = this.st.catches(at.startIndex);
       if (catches) ref.catches = catches;
@@ -420,4 +428,11 @@ export abstract class References {
 
 function unquote(n: Node): string {
   return n.type === 'string' ? n.text.slice(1, -1) : n.text;
+}
+
+/** The name node of what a call, construction or JSX element calls. */
+function calledName(n: Node): Node {
+  let f: Node | null = n.type === 'call_expression' ? n.childForFieldName('function') : n.type === 'new_expression' ? n.childForFieldName('constructor') : n;
+  if (f?.type === 'member_expression') f = f.childForFieldName('property');
+  return f ?? n;
 }
