@@ -78,10 +78,11 @@ export abstract class References {
 
   private call(n: Node): void {
     const fn = n.childForFieldName('function');
-    const args = n.childForFieldName('arguments');
-    const first = args?.namedChild(0) ?? null;
-    const literal = stringValue(first);
     if (!fn) return;
+    // The first argument matters for a few callees and for literal config files: read it once.
+    const args = n.childForFieldName('arguments');
+    const first = args && args.namedChildCount ? args.namedChild(0) : null;
+    const literal = first?.type === 'string' ? stringValue(first) : null;
     const up = n.parent?.type === 'await_expression' ? n.parent.parent : n.parent;
     const bound = up?.type === 'variable_declarator'; // `const x = require(…)`: see requireBinding
     if (fn.type === 'import') {

@@ -58,7 +58,7 @@ function statements(w: Writer, parent: Node, indent: string, source: string): vo
 function statement(w: Writer, n: Node, indent: string, source: string, prefix = ''): void {
   switch (n.type) {
     case 'comment':
-      if (n.text.startsWith('/**')) w.push(indented(n.text, indent, n));
+      if (n.text.startsWith('/**')) w.push(indented(n.text, indent, n, source));
       return;
     case 'import_statement':
       w.push(indent + oneLine(n.text));
@@ -118,7 +118,7 @@ function statement(w: Writer, n: Node, indent: string, source: string, prefix = 
       return;
     }
     default:
-      if (WHOLE.has(n.type)) w.push(indented(prefix + n.text, indent, n), n);
+      if (WHOLE.has(n.type)) w.push(indented(prefix + n.text, indent, n, source), n);
   }
 }
 
@@ -137,14 +137,14 @@ function cls(w: Writer, n: Node, indent: string, source: string, prefix: string,
   for (const m of body?.namedChildren ?? []) {
     if (!m) continue;
     if (m.type === 'comment') {
-      if (m.text.startsWith('/**')) w.push(indented(m.text, inner, m));
+      if (m.text.startsWith('/**')) w.push(indented(m.text, inner, m, source));
     } else if (m.type === 'method_definition') fn(w, m, m, inner, source, '');
     else if (m.type === 'public_field_definition' || m.type === 'field_definition') {
       const value = m.childForFieldName('value');
       if (value && FUNCTION_VALUES.has(value.type)) fn(w, m, value, inner, source, '');
       else w.push(inner + short(m.text), m);
     } else if (m.type === 'decorator') w.push(inner + oneLine(m.text));
-    else if (WHOLE.has(m.type) || m.type.endsWith('signature')) w.push(indented(m.text, inner, m), m);
+    else if (WHOLE.has(m.type) || m.type.endsWith('signature')) w.push(indented(m.text, inner, m, source), m);
     else if (m.type === 'class_static_block') w.push(inner + 'static { … }');
   }
   w.push(indent + '}');
@@ -163,8 +163,12 @@ function short(s: string): string {
 }
 
 /** A multi-line text (JSDoc, interface) re-indented to `indent`, relative indentation kept. */
-function indented(text: string, indent: string, n: Node): string {
-  const base = n.startPosition.column;
+function indented(text: string, indent: string, n: Node, src: string): string {
+  // The indentation of the line the node starts on (`export enum X {` starts at column 7).
+  let lineStart = n.startIndex;
+  while (lineStart > 0 && src[lineStart - 1] !== '\n') lineStart--;
+  let base = 0;
+  while (src[lineStart + base] === ' ' || src[lineStart + base] === '\t') base++;
   return text
     .split('\n')
     .map((l, i) => indent + (i === 0 ? l : l.slice(Math.min(base, l.length - l.trimStart().length))))
