@@ -36,6 +36,7 @@ import { IgnoreRules } from './workspace/discover';
 import { OpenDocuments } from './workspace/documents';
 import { indexFromDisk } from './workspace/indexer';
 import { processFile } from './workspace/process';
+import { projectFiles } from './workspace/project';
 import { decodeSource } from './workspace/read';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -72,7 +73,7 @@ export class Engine {
     this.realRoot = fs.realpathSync(opts.root);
     this.log = opts.log ?? (() => {});
     this.store = new Store(db);
-    this.graph = new Graph(this.store);
+    this.graph = new Graph(this.store, projectFiles(this.root));
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
     this.docs = new OpenDocuments(this.store, this.graph, parsers);
     const lexical = new LexicalStream(new FtsIndex(db));

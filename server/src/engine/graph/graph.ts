@@ -1,7 +1,7 @@
 // Keeps edges true as files change: applies extractions to the symbol model, then resolves the
 // refs of changed files plus the refs elsewhere whose resolution may have moved (those naming
 // an entity that appeared or disappeared).
-import type { FileExtraction, LanguageSupport, RawRef } from '../languages/types';
+import type { FileExtraction, LanguageSupport, ProjectFiles, RawRef } from '../languages/types';
 import { languageById } from '../languages/registry';
 import type { Store } from '../store/store';
 import { lastSegment } from '../store/store';
@@ -32,8 +32,8 @@ function newWork(): Work {
 const CHUNK = 5000;
 
 export class Graph {
-  readonly model = new SymbolModel();
-  readonly resolver = new Resolver(this.model);
+  readonly model: SymbolModel;
+  readonly resolver: Resolver;
   /** Work from edits and watched files: resolved by `flush`. */
   private live: Work = newWork();
   /** Work from an index run in progress: resolved by `finishRun`, never by an edit's flush. */
@@ -41,7 +41,14 @@ export class Graph {
   /** Per file, what its references' resolution depends on (to tell when kept ones need redoing). */
   private readonly contexts = new Map<string, string>();
 
-  constructor(private readonly store: Store) {}
+  /** `project`: the workspace's project files (tsconfig.json, package.json) for module names. */
+  constructor(
+    private readonly store: Store,
+    readonly project?: ProjectFiles,
+  ) {
+    this.model = new SymbolModel(project);
+    this.resolver = new Resolver(this.model);
+  }
 
   private loaded = false;
 

@@ -1,7 +1,7 @@
 // The in-memory symbol model that name resolution reads: per file, its entities by qualified
 // name, its import bindings and attribute types; across files, modules by dotted name and
 // top-level names. Built once from the store, then kept current file by file.
-import type { LanguageSupport } from '../languages/types';
+import type { LanguageSupport, ProjectFiles } from '../languages/types';
 
 export interface Ent {
   id: string;
@@ -67,6 +67,8 @@ export class SymbolModel {
   /** Bumped on every change: caches keyed on it (MROs) drop themselves. */
   generation = 0;
 
+  constructor(readonly project?: ProjectFiles) {}
+
   setFile(input: FileInput): void {
     this.removeFile(input.file);
     const byQname = new Map<string, Ent>();
@@ -92,7 +94,7 @@ export class SymbolModel {
       scope: moduleEnt && b.from !== moduleEnt.id ? b.from : null,
       local: b.local,
       member: b.member,
-      module: input.language.absoluteModule(b.module, input.file) ?? b.module,
+      module: input.language.absoluteModule(b.module, input.file, this.project) ?? b.module,
     }));
     const byLocal = new Map<string, Binding[]>();
     for (const b of bindings) {

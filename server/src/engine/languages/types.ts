@@ -137,6 +137,17 @@ export interface SkeletonPart {
   entities: Array<{ id: string; skeletonRow: number }>;
 }
 
+/**
+ * Read-only access to workspace files that are not indexed but steer module resolution
+ * (tsconfig.json, package.json). Paths are relative to the workspace root, with `/`.
+ */
+export interface ProjectFiles {
+  /** Text of a file, or undefined when it does not exist or cannot be read. */
+  read(rel: string): string | undefined;
+  /** Names of the entries of a directory ('' is the root); empty when there is none. */
+  list(rel: string): string[];
+}
+
 /** Opaque per-buffer state an extractor may keep between extractions. */
 export interface ExtractionReuse {
   state?: unknown;
@@ -163,10 +174,12 @@ export interface LanguageSupport {
   /** Dotted module name of a workspace file (`shop/models.py` → `shop.models`), or null. */
   moduleName(file: string): string | null;
   /**
-   * Absolute dotted name of an import's module as written in `fromFile`
-   * (`..models` in `shop/api/views.py` → `shop.models`), or null if it climbs above the root.
+   * Absolute name of an import's module as written in `fromFile` (`..models` in
+   * `shop/api/views.py` → `shop.models`; `@app/x` through a tsconfig path alias), or null if it
+   * climbs above the root. `project` lets a language read its project files (tsconfig.json,
+   * package.json); without it, only what the specifier itself says is used.
    */
-  absoluteModule(module: string, fromFile: string): string | null;
+  absoluteModule(module: string, fromFile: string, project?: ProjectFiles): string | null;
   /** Names bound by the language itself (never resolved by same-directory/workspace guesses). */
   builtins?: ReadonlySet<string>;
   /** Builtin exception → its builtin base (`KeyError` → `LookupError`), for caught-or-escaping. */

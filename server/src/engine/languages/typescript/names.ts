@@ -1,5 +1,7 @@
 // How TypeScript/JavaScript files map to module names, what the languages bind themselves, and
 // the shapes of code that read configuration or mutate. Data, not logic.
+import type { ProjectFiles } from '../types';
+import { ProjectResolver } from './project';
 
 /** Extensions a specifier may name or leave out; `.js` in a TS import names the `.ts` file. */
 const CODE_EXT = /(\.d)?\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
@@ -20,11 +22,23 @@ function normalize(path: string): string {
 }
 
 /**
- * Absolute module of a specifier in `fromFile`: `../lib/x.js` in `src/a.ts` → `lib/x`; bare
- * specifiers (`react`, `@scope/pkg`) are returned as written; null if it climbs above the root.
+ * One resolver per workspace's project files: it caches directory listings and parsed configs
+ * for as long as the graph that owns `project` lives (a cache keyed by that object, not state).
  */
-export function absoluteModule(spec: string, fromFile: string): string | null {
-  if (!spec.startsWith('.')) return spec;
+const resolvers = new WeakMap<ProjectFiles, ProjectResolver>();
+
+/**
+ * Absolute module of a specifier in `fromFile`: `../lib/x.js` in `src/a.ts` → `lib/x`; a bare
+ * specifier mapped by tsconfig `paths`/`baseUrl` or naming a workspace package → that file's
+ * module; other bare specifiers (`react`) as written; null if it climbs above the root.
+ */
+export function absoluteModule(spec: string, fromFile: string, project?: ProjectFiles): string | null {
+  if (!spec.startsWith('.')) {
+    if (!project) return spec;
+    let r = resolvers.get(project);
+    if (!r) resolvers.set(project, (r = new ProjectResolver(project)));
+    return r.resolve(spec, fromFile) ?? spec;
+  }
   const parts = fromFile.split('/').slice(0, -1);
   for (const seg of spec.split('/')) {
     if (seg === '' || seg === '.') continue;
