@@ -11,6 +11,7 @@ import { References } from './references';
 
 const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 const CLASS_VALUES = new Set(['class', 'class_expression']);
+const PRIMITIVES = new Set(['string', 'number', 'boolean', 'object', 'function', 'Function', 'Object', 'String', 'Number', 'Boolean', 'any', 'void', 'undefined', 'null', 'Array', 'Promise', 'Error', 'RegExp', 'Date', 'Buffer']);
 
 export class TsExtractor extends References {
   run(tree: Tree, query: Query, languageId: string): FileExtraction {
@@ -73,6 +74,13 @@ export class TsExtractor extends References {
   private definition(n: Node): void {
     const outer = this.st.top;
     switch (n.type) {
+      case 'function_expression': {
+        // A named function expression not bound to a name (`return function parse() {}`).
+        const up = n.parent?.type;
+        if (up === 'variable_declarator' || up === 'pair' || up === 'assignment_expression' || up === 'public_field_definition' || up === 'field_definition') return;
+        this.callable(n, n, n.childForFieldName('name')!.text, 'function', n.childForFieldName('body'));
+        break;
+      }
       case 'function_declaration':
       case 'generator_function_declaration':
       case 'function_signature': {
@@ -157,8 +165,9 @@ export class TsExtractor extends References {
     // An overload or ambient signature waits for an implementation that takes its place.
     if (!body) this.signatures.set(ent.qname, ent.id);
     else this.bodies.set(ent.id, this.source.slice(body.startIndex, body.endIndex));
-    const scope: Scope = { ent, start: n.startIndex, end: n.endIndex, kind: 'function', isStatic: decorators.includes('static'), locals: new Map(), prefix: ent.qname };
+    const scope: Scope = { ent, start: n.startIndex, end: n.endIndex, kind: 'function', isStatic: decorators.includes('static'), lexicalThis: fn.type === 'arrow_function', locals: new Map(), prefix: ent.qname };
     if (params) this.parameters(params, scope, outer, name === 'constructor');
+    if (ent.docstring) this.jsdocTypes(ent, scope);
     this.st.stack.push(scope);
   }
 
@@ -186,6 +195,23 @@ export class TsExtractor extends References {
       if (isConstructor && outer.kind === 'class' && p.namedChildren.some((c) => c?.type === 'accessibility_modifier' || c?.text === 'readonly')) {
         this.memberAttr(outer, pattern.text, pattern, type);
       }
+    }
+  }
+
+  /**
+   * JSDoc types of untyped JavaScript: `@param {User} user` types the parameter, `@returns
+   * {User}` the function (what tsserver reads in .js files too). Simple names only.
+   */
+  private jsdocTypes(ent: ExtractedEntity, scope: Scope): void {
+    const doc = ent.docstring!;
+    if (!doc.includes('{')) return;
+    for (const m of doc.matchAll(/@param\s+\{([\w$.]+)\}\s+\[?([\w$]+)/g)) {
+      if (scope.locals.get(m[2]) === null && !PRIMITIVES.has(m[1])) scope.locals.set(m[2], m[1]);
+    }
+    const r = /@returns?\s+\{([\w$.]+)\}/.exec(doc);
+    if (r && !ent.returns && !PRIMITIVES.has(r[1])) {
+      ent.returns = r[1];
+      this.annotated.add(ent.id);
     }
   }
 

@@ -17,6 +17,8 @@ export interface Scope {
   kind: 'module' | 'class' | 'function' | 'container';
   /** A static member: `this` is the class itself. */
   isStatic: boolean;
+  /** An arrow function: `this` is the enclosing scope's. */
+  lexicalThis?: boolean;
   /** Local names → their type expression (null: untyped). Parameters included. */
   locals: Map<string, string | null>;
   /** Qualified-name prefix for members (`User`, `obj`); '' for the module. */
@@ -102,7 +104,7 @@ export class ExtractionState {
       if (s.kind === 'class') return { cls: s, isStatic };
       if (s.kind === 'container') return null; // object-literal method: `this` is the object
       if (s.isStatic) isStatic = true;
-      if (s.ent.kind === 'function') return null; // a plain function has its own `this`
+      if (s.ent.kind === 'function' && !s.lexicalThis) return null; // a plain function has its own `this`
     }
     return null;
   }

@@ -11,6 +11,7 @@
 (variable_declarator) @var
 (pair key: (_) value: [(arrow_function) (function_expression)]) @def
 (catch_clause) @catch
+(function_expression name: (identifier)) @def
 
 ; references
 (call_expression) @call
