@@ -83,10 +83,12 @@ describe('entities', () => {
     expect(ws.engine.entity('interface:src/models/base.ts:Saveable').docstring).toBe('Something that can be saved.');
   });
 
-  test('an overloaded method is the implementation, where its body is', () => {
+  test('an overloaded method is one entity: named at its first signature, as tsserver names it', () => {
     const rename = ws.engine.entity('method:src/models/user.ts:User.rename');
     expect(rename.signature).toBe('rename(email: string, notify = false): void');
-    expect(rename.span.start.row).toBe(23);
+    expect(rename.nameSpan.start).toEqual({ row: 21, column: 2 });
+    expect(rename.span.start.row).toBe(21);
+    expect(rename.span.end.row).toBe(26);
   });
 });
 
@@ -104,6 +106,8 @@ describe('edges', () => {
         // `write` through the barrel's `export *`; `new DefaultUser()` through a default import
         'func:src/services/checkout.ts:checkout -CALLS-> func:src/models/base.ts:write',
         'func:src/services/checkout.ts:checkout -CALLS-> method:src/models/user.ts:User.constructor',
+        // reading `user.display` runs the getter
+        'func:src/services/checkout.ts:checkout -CALLS-> method:src/models/user.ts:User.display',
         // `const cart = new Cart(user)`: a local typed by `new`
         'func:src/services/checkout.ts:checkout -CALLS-> method:src/services/checkout.ts:Cart.add',
         'func:src/services/checkout.ts:checkout -CALLS-> method:src/services/checkout.ts:Cart.checkout',

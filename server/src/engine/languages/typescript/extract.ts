@@ -47,6 +47,9 @@ export class TsExtractor extends References {
         case 'field':
           this.field(n);
           break;
+        case 'lambda':
+          this.lambda(n);
+          break;
         default:
           this.reference(c.name, n);
       }
@@ -149,10 +152,10 @@ export class TsExtractor extends References {
       ent = overloaded;
     } else if (overloaded) {
       // The implementation after its overload signatures: one entity, at the implementation.
+      // Its name stays at the first signature, where TypeScript's own tools point.
       this.signatures.delete(qname);
       ent = overloaded;
-      ent.span = span(n);
-      ent.nameSpan = span(nameNode ?? n.childForFieldName('name') ?? n);
+      ent.span = { start: ent.span.start, end: span(n).end };
       ent.signature = sig;
       ent.docstring ??= jsdocOf(n);
     } else ent = this.entity(n, nameNode ?? n.childForFieldName('name') ?? n, kind, name, sig, decorators);
@@ -181,6 +184,12 @@ export class TsExtractor extends References {
       }
       const pattern = p.childForFieldName('pattern') ?? p.childForFieldName('left') ?? (p.type === 'assignment_pattern' ? p.namedChild(0) : null);
       if (!pattern) continue;
+      if (pattern.type === 'this') {
+        // `function f(this: Ajv)`: what `this` is inside.
+        const t = typeOf(p.childForFieldName('type'));
+        if (t) scope.locals.set('this', t);
+        continue;
+      }
       if (pattern.type !== 'identifier') {
         // `{ cart }: Props`: each name has the type of that member of the annotated type.
         const whole = typeOf(p.childForFieldName('type'));
@@ -196,6 +205,22 @@ export class TsExtractor extends References {
         this.memberAttr(outer, pattern.text, pattern, type);
       }
     }
+  }
+
+  /**
+   * A function value that is not an entity (a callback: `xs.map((x) => f(x))`): a scope for its
+   * parameters whose references belong to the enclosing entity.
+   */
+  private lambda(n: Node): void {
+    const up = n.parent?.type;
+    if (up === 'variable_declarator' || up === 'pair' || up === 'public_field_definition' || up === 'field_definition') return;
+    if (up === 'assignment_expression' && this.st.top.start === n.parent!.startIndex) return;
+    if (n.type === 'function_expression' && n.childForFieldName('name')) return; // an entity (see definition)
+    const owner = this.st.top;
+    const scope: Scope = { ent: owner.ent, start: n.startIndex, end: n.endIndex, kind: 'function', isStatic: owner.isStatic, lexicalThis: n.type === 'arrow_function', locals: new Map(), prefix: owner.prefix };
+    const params = n.childForFieldName('parameters') ?? n.childForFieldName('parameter');
+    if (params) this.parameters(params, scope, owner, false);
+    this.st.stack.push(scope);
   }
 
   /**

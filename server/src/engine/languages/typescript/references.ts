@@ -54,6 +54,8 @@ export abstract class References {
         return this.env(n);
       case 'return':
         return this.returned(n);
+      case 'access':
+        return this.access(n);
       case 'jsx': {
         // `<Item />` renders (calls) the component `Item`; lower-case tags are HTML elements.
         const path = pathOf(n);
@@ -143,13 +145,44 @@ export abstract class References {
     return local && segs.length > 1 ? [local, ...segs.slice(1)].join('.') : null;
   }
 
+  /**
+   * `this.x` / `obj.x` read, not called: a call of the getter `x` when there is one (the graph
+   * keeps only those). Written targets and callees are not reads.
+   */
+  private access(n: Node): void {
+    const p = n.parent;
+    if (!p) return;
+    if ((p.type === 'call_expression' && p.childForFieldName('function')?.id === n.id) || (p.type === 'assignment_expression' && p.childForFieldName('left')?.id === n.id)) return;
+    if (p.type === 'augmented_assignment_expression' || p.type === 'update_expression' || p.type === 'member_expression' && p.parent?.type === 'call_expression' && p.parent.childForFieldName('function')?.id === p.id) return;
+    const obj = n.childForFieldName('object');
+    const prop = n.childForFieldName('property');
+    if (!obj || !prop) return;
+    const at = prop;
+    if (obj.type === 'this') {
+      const t = this.st.thisClass() ?? this.thisParam();
+      if (t && 'cls' in t) this.st.refs.push({ from: this.st.owner().ent.id, relation: 'CALLS', target: prop.text, receiver: { kind: t.isStatic ? 'cls' : 'self' }, access: true, span: span(at) });
+      else if (t) this.st.refs.push({ from: this.st.owner().ent.id, relation: 'CALLS', target: prop.text, receiver: { kind: 'typed', type: t.type }, access: true, span: span(at) });
+      return;
+    }
+    const local = this.st.local(obj.text);
+    if (local) this.st.refs.push({ from: this.st.owner().ent.id, relation: 'CALLS', target: prop.text, receiver: { kind: 'typed', type: local }, access: true, span: span(at) });
+  }
+
+  /** The type of an explicit `this` parameter (`function f(this: Ajv)`), when `this` is no class. */
+  private thisParam(): { type: string } | null {
+    const t = this.st.local('this');
+    return t ? { type: t } : null;
+  }
+
   private callPath(path: string[], at: Node): void {
     const head = path[0];
     const rest = path.slice(1).join('.');
     if (head === 'this') {
       const t = this.st.thisClass();
       if (!rest) return;
+      const typed = t ? null : this.thisParam();
       if (t) this.push('CALLS', rest, at, { receiver: { kind: t.isStatic ? 'cls' : 'self' } });
+      else if (typed) this.push('CALLS', rest, at, { receiver: { kind: 'typed', type: typed.type } });
       else this.push('CALLS', path[path.length - 1], at, { receiver: { kind: 'expr' } });
       return;
     }

@@ -12,6 +12,9 @@
 (pair key: (_) value: [(arrow_function) (function_expression)]) @def
 (catch_clause) @catch
 (function_expression name: (identifier)) @def
+(arrow_function) @lambda
+(function_expression) @lambda
+(member_expression object: [(this) (identifier)] property: (property_identifier)) @access
 
 ; references
 (call_expression) @call
