@@ -279,7 +279,12 @@ export class TsExtractor extends References {
     if (!nameNode) return;
     if (value && this.requireBinding(nameNode, value)) return;
     if (nameNode.type !== 'identifier') {
-      if (scope.kind === 'function') for (const id of nameNode.descendantsOfType(['identifier', 'shorthand_property_identifier_pattern'])) if (id) scope.locals.set(id.text, null);
+      if (scope.kind !== 'function') return;
+      // `const { gen, it } = cxt` with `cxt` of known type: each name is that type's member.
+      const whole = nameNode.type === 'object_pattern' ? (typeOf(n.childForFieldName('type')) ?? (value?.type === 'identifier' ? this.st.local(value.text) : valueType(value))) : null;
+      for (const id of nameNode.descendantsOfType(['identifier', 'shorthand_property_identifier_pattern'])) {
+        if (id) scope.locals.set(id.text, whole && id.type === 'shorthand_property_identifier_pattern' && id.parent?.id === nameNode.id ? `${whole}.${id.text}` : null);
+      }
       return;
     }
     const name = nameNode.text;

@@ -105,8 +105,8 @@ export function jsdocOf(n: Node): string | null {
   let at: Node | null = n;
   while (at?.parent && (at.parent.type === 'export_statement' || at.parent.type === 'lexical_declaration' || at.parent.type === 'variable_declaration' || at.parent.type === 'ambient_declaration')) at = at.parent;
   const prev = at?.previousNamedSibling;
+  // As TypeScript does: the JSDoc block right before, blank lines between or not.
   if (!prev || prev.type !== 'comment' || !prev.text.startsWith('/**')) return null;
-  if (at && prev.endPosition.row < at.startPosition.row - 1) return null;
   return cleanJsdoc(prev.text);
 }
 
