@@ -83,10 +83,10 @@ describe('entities', () => {
     expect(ws.engine.entity('interface:src/models/base.ts:Saveable').docstring).toBe('Something that can be saved.');
   });
 
-  test('an overloaded method is one entity: named at its first signature, as tsserver names it', () => {
+  test('an overloaded method is one entity: from its first signature to the implementation, named there', () => {
     const rename = ws.engine.entity('method:src/models/user.ts:User.rename');
     expect(rename.signature).toBe('rename(email: string, notify = false): void');
-    expect(rename.nameSpan.start).toEqual({ row: 21, column: 2 });
+    expect(rename.nameSpan.start).toEqual({ row: 23, column: 2 });
     expect(rename.span.start.row).toBe(21);
     expect(rename.span.end.row).toBe(26);
   });

@@ -152,10 +152,12 @@ export class TsExtractor extends References {
       ent = overloaded;
     } else if (overloaded) {
       // The implementation after its overload signatures: one entity, at the implementation.
-      // Its name stays at the first signature, where TypeScript's own tools point.
+      // Its span runs from the first signature; its name is the implementation's, where
+      // TypeScript answers what the function calls (a signature has no calls).
       this.signatures.delete(qname);
       ent = overloaded;
       ent.span = { start: ent.span.start, end: span(n).end };
+      ent.nameSpan = span(nameNode ?? n.childForFieldName('name') ?? n);
       ent.signature = sig;
       ent.docstring ??= jsdocOf(n);
     } else ent = this.entity(n, nameNode ?? n.childForFieldName('name') ?? n, kind, name, sig, decorators);
