@@ -21,6 +21,7 @@ describe('CommonJS', () => {
       'method:lib/store.js:Store.add',
       'global:lib/store.js:opened',
       'func:lib/store.js:open',
+      'func:lib/store.js:fill',
     ]);
     expect(ws.engine.fileEntities('app.js').map((e) => e.id)).toEqual(['module:app.js:app', 'func:app.js:main', 'func:app.js:readSettings']);
     expect(ws.engine.entity('func:lib/store.js:open').docstring).toBe('Opens a fresh store.');
@@ -42,6 +43,9 @@ describe('CommonJS', () => {
         // a required JSON file is configuration, not a module
         'func:app.js:readSettings -READS_CONFIG-> file:./settings.json',
         'func:lib/logger.js:log -CALLS-> ?console.log',
+        'func:lib/store.js:fill -CALLS-> ?forEach',
+        // `@param {Store} store` in JSDoc (a blank line before the function), used in a callback
+        'func:lib/store.js:fill -CALLS-> method:lib/store.js:Store.add',
         'func:lib/store.js:open -CALLS-> method:lib/store.js:Store.constructor',
         // a module-level `let` changed by `opened++`
         'func:lib/store.js:open -MUTATES-> global:lib/store.js:opened',
@@ -76,7 +80,8 @@ describe('ES modules', () => {
       'global:src/shapes.js:registry',
       'method:src/shapes.js:registry.square',
     ]);
-    expect(ws.engine.fileEntities('src/math.mjs').map((e) => e.id)).toEqual(['module:src/math.mjs:math', 'func:src/math.mjs:add', 'func:src/math.mjs:multiply']);
+    // `return function addN() {}`: a named function expression is a function of its own
+    expect(ws.engine.fileEntities('src/math.mjs').map((e) => e.id)).toEqual(['module:src/math.mjs:math', 'func:src/math.mjs:add', 'func:src/math.mjs:adder', 'func:src/math.mjs:adder.addN', 'func:src/math.mjs:multiply']);
   });
 
   test('the whole graph, exactly', () => {
@@ -90,7 +95,10 @@ describe('ES modules', () => {
         'func:src/main.js:run -IMPORTS-> func:src/plugin.js:plugin',
         'func:src/main.js:run -PROPAGATES_ERROR-> ?TypeError',
         'func:src/main.js:run -READS_CONFIG-> config:MODE',
+        'func:src/math.mjs:adder.addN -CALLS-> func:src/math.mjs:add',
         'func:src/math.mjs:multiply -CALLS-> func:src/math.mjs:add',
+        // `new Promise((plugin) => plugin(value))`: the callback's parameter, not the function
+        'func:src/plugin.js:later -CALLS-> ?Promise',
         // an untyped parameter: the member name only
         'func:src/plugin.js:plugin -CALLS-> ?area',
         // `import multiply from './math.mjs'`: the default export

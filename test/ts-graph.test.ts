@@ -23,6 +23,7 @@ const ENTITIES: Record<string, string[]> = {
     'method:src/models/base.ts:Model.touch',
     'method:src/models/base.ts:Model.save',
     'func:src/models/base.ts:write',
+    'func:src/models/base.ts:stamp',
     'class:src/models/base.ts:StoreError',
   ],
   'src/models/index.ts': ['module:src/models/index.ts:index'],
@@ -61,6 +62,7 @@ const ENTITIES: Record<string, string[]> = {
     'attr:src/ui/CartView.tsx:Props.cart',
     'func:src/ui/CartView.tsx:CartView',
     'func:src/ui/CartView.tsx:CartView.onAdd', // a nested arrow function
+    'func:src/ui/CartView.tsx:CartSummary',
     'func:src/ui/CartView.tsx:Item',
     'func:src/ui/CartView.tsx:nextSku',
     'func:src/ui/CartView.tsx:formatSku',
@@ -101,6 +103,8 @@ describe('edges', () => {
         'class:src/models/base.ts:StoreError -INHERITS-> ?Error',
         'class:src/models/user.ts:User -INHERITS-> class:src/models/base.ts:Model',
         'class:src/services/payments.ts:PaymentError -INHERITS-> ?Error',
+        // `function stamp(this: Model)`: `this` typed by its parameter
+        'func:src/models/base.ts:stamp -CALLS-> method:src/models/base.ts:Model.touch',
         'func:src/models/base.ts:write -CALLS-> class:src/models/base.ts:StoreError',
         'func:src/models/base.ts:write -PROPAGATES_ERROR-> class:src/models/base.ts:StoreError',
         // `write` through the barrel's `export *`; `new DefaultUser()` through a default import
@@ -120,6 +124,8 @@ describe('edges', () => {
         'func:src/services/payments.ts:rate -READS_CONFIG-> config:RATE',
         'func:src/services/payments.ts:validate -CALLS-> class:src/services/payments.ts:PaymentError',
         'func:src/services/payments.ts:validate -PROPAGATES_ERROR-> class:src/services/payments.ts:PaymentError',
+        // `const { cart } = props` with `props: Props`
+        'func:src/ui/CartView.tsx:CartSummary -CALLS-> method:src/services/checkout.ts:Cart.checkout',
         'func:src/ui/CartView.tsx:CartView -CALLS-> ?items.map',
         // a JSX element renders (calls) its component
         'func:src/ui/CartView.tsx:CartView -CALLS-> func:src/ui/CartView.tsx:Item',

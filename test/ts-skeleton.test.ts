@@ -51,6 +51,7 @@ test('interfaces stay whole, JSX bodies and arrow bodies are elided', () => {
       '}',
       '/** Lists the items of a cart, with a button that adds one more. */',
       'export function CartView({ cart }: Props) { … }',
+      'export function CartSummary(props: Props) { … }',
       'const Item = ({ sku }: { sku: string }) => …',
       'function nextSku(): string { … }',
       'function formatSku(sku: string): string { … }',
