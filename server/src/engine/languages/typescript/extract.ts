@@ -6,10 +6,9 @@ import type { Language, Node, Query, Tree } from 'web-tree-sitter';
 import type { CodeKind, ExtractedEntity, FileExtraction } from '../types';
 import { moduleName, selfSpecifier, MODULE_VALUE, BUILTINS } from './names';
 import { MAX_BODY_WORDS, span, type Scope } from './scopes';
-import { bodyWords, jsdocOf, signatureOf, typeOf, valueType } from './syntax';
+import { bodyWords, FUNCTION_VALUES, jsdocOf, signatureOf, typeOf, valueType } from './syntax';
 import { References } from './references';
 
-const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 const CLASS_VALUES = new Set(['class', 'class_expression']);
 const PRIMITIVES = new Set(['string', 'number', 'boolean', 'object', 'function', 'Function', 'Object', 'String', 'Number', 'Boolean', 'any', 'void', 'undefined', 'null', 'Array', 'Promise', 'Error', 'RegExp', 'Date', 'Buffer']);
 

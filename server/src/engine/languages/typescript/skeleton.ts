@@ -4,8 +4,8 @@
 // whatever tree-sitter recovered from a broken file and never throws.
 import type { Node, Tree } from 'web-tree-sitter';
 import type { FileExtraction, SkeletonPart } from '../types';
+import { FUNCTION_VALUES } from './syntax';
 
-const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 const WHOLE = new Set(['interface_declaration', 'type_alias_declaration', 'enum_declaration', 'function_signature', 'method_signature', 'abstract_method_signature', 'property_signature', 'index_signature', 'construct_signature', 'call_signature']);
 const STEP = '  ';
 const MAX_VALUE = 60;

@@ -2,6 +2,9 @@
 // the graph resolves them, JSDoc, one-line signatures, string literals.
 import type { Node } from 'web-tree-sitter';
 
+/** Node types of a function value (`const f = () => …`, `x = function () {}`). */
+export const FUNCTION_VALUES: ReadonlySet<string> = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
+
 /** `a.b.c`, `this.x.m`, `super.m` as segments; null when some part is not a plain name. */
 export function pathOf(n: Node | null): string[] | null {
   if (!n) return null;
