@@ -251,12 +251,12 @@ export class TsExtractor extends References {
           if (!h) continue;
           if (h.type === 'extends_clause') {
             const v = h.childForFieldName('value');
-            const t = v ? pathOf2(v) : null;
+            const t = v ? baseOf(v) : null;
             if (t) bases.push(t);
           } else if (h.type === 'implements_clause') {
             for (const t of h.namedChildren) if (t && typeOf(t)) bases.push(typeOf(t)!);
           } else {
-            const t = pathOf2(h); // JavaScript: `extends Expr` directly
+            const t = baseOf(h); // JavaScript: `extends Expr` directly
             if (t) bases.push(t);
           }
         }
@@ -349,31 +349,33 @@ export class TsExtractor extends References {
 }
 
 /** A dotted base class expression (`Base`, `ns.Base`, `Base<T>` → `Base`). */
-function pathOf2(n: Node): string | null {
+function baseOf(n: Node): string | null {
   if (n.type === 'generic_type') return typeOf(n);
   if (n.type === 'call_expression') return null; // a mixin call
   if (n.type === 'identifier' || n.type === 'member_expression' || n.type === 'type_identifier' || n.type === 'nested_type_identifier') return n.text.replace(/\s+/g, '');
   return null;
 }
 
+/** Member modifiers kept (with the decorators) because they change how a member is reached. */
+const MODIFIERS: Readonly<Record<string, string>> = { static: 'static', get: 'get', set: 'set', async: 'async', abstract: 'abstract', '*': 'generator' };
+/** Where the modifiers of a definition end. */
+const NAME_OR_PARAMS = new Set(['property_identifier', 'private_property_identifier', 'identifier', 'type_identifier', 'formal_parameters', 'string', 'computed_property_name']);
+
 /** Decorators (with `@`) and member modifiers (`static`, `get`, `set`, `async`, `abstract`). */
 function modifiers(n: Node): string[] {
   const out: string[] = [];
+  // Decorators of an exported class sit on the export statement around it.
+  if (n.parent?.type === 'export_statement') for (const d of n.parent.namedChildren) if (d?.type === 'decorator') out.push(oneLine(d.text));
   for (let i = 0; i < n.childCount; i++) {
     const c = n.child(i);
-    if (!c) continue;
-    if (c.type === 'decorator') out.push(c.text.replace(/\s+/g, ' '));
-    else if (c.type === 'static' || c.type === 'get' || c.type === 'set' || c.type === 'async' || c.type === 'abstract' || c.type === '*') out.push(c.type === '*' ? 'generator' : c.type);
-    else if (c.type === 'accessibility_modifier' || c.type === 'override_modifier') continue;
-    else if (c.isNamed && c.type !== 'decorator') {
-      if (c.type === 'property_identifier' || c.type === 'identifier' || c.type === 'formal_parameters' || c.type === 'type_identifier') break;
-    }
+    if (!c || NAME_OR_PARAMS.has(c.type)) break;
+    if (c.type === 'decorator') out.push(oneLine(c.text));
+    else if (MODIFIERS[c.type]) out.push(MODIFIERS[c.type]);
   }
-  // Decorators of a class declaration sit on the export statement around it.
-  const up = n.parent?.type === 'export_statement' ? n.parent : null;
-  if (up) for (const d of up.namedChildren) if (d?.type === 'decorator') out.unshift(d.text.replace(/\s+/g, ' '));
   return out;
 }
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ');
 
 function isDefinition(n: Node | null | undefined): boolean {
   if (!n) return false;
