@@ -20,12 +20,16 @@ export type EntityKind =
   | 'class'
   | 'function'
   | 'method'
+  | 'interface'
+  | 'type'
+  | 'enum'
+  | 'namespace'
   | 'attr'
   | 'global'
   | 'config'
   | 'file';
 
-export const ENTITY_KINDS: readonly EntityKind[] = ['module', 'class', 'function', 'method', 'attr', 'global', 'config', 'file'];
+export const ENTITY_KINDS: readonly EntityKind[] = ['module', 'class', 'function', 'method', 'interface', 'type', 'enum', 'namespace', 'attr', 'global', 'config', 'file'];
 export const CODE_KINDS: readonly EntityKind[] = ['module', 'class', 'function', 'method'];
 
 export type Relation = 'CALLS' | 'INHERITS' | 'IMPORTS' | 'MUTATES' | 'READS_CONFIG' | 'PROPAGATES_ERROR';
@@ -46,6 +50,10 @@ const KIND_PREFIX: Record<EntityKind, string> = {
   class: 'class',
   function: 'func',
   method: 'method',
+  interface: 'interface',
+  type: 'type',
+  enum: 'enum',
+  namespace: 'namespace',
   attr: 'attr',
   global: 'global',
   config: 'config',

@@ -1,6 +1,9 @@
-// `npm run eval [-- retrieval|calls]`: retrieval quality on the stdlib (docstring → function)
-// and CALLS accuracy against pyright. Each prints a table and writes bench-results/eval-*.json.
+// `npm run eval [-- retrieval|calls|calls-ts]`: retrieval quality on the stdlib (docstring →
+// function), CALLS accuracy against pyright, and on TypeScript/JavaScript against tsserver.
+// Each prints a table and writes bench-results/eval-*.json.
 type Eval = () => Promise<unknown>;
+
+const BOOLEAN_FLAGS = new Set(['--keep', '--no-out']);
 
 const EVALS: Record<string, () => Promise<Eval>> = {
   retrieval: async () => {
@@ -12,10 +15,17 @@ const EVALS: Record<string, () => Promise<Eval>> = {
     };
   },
   calls: async () => (require('./calls-vs-pyright') as typeof import('./calls-vs-pyright')).runCallsEval as Eval,
+  'calls-ts': async () => {
+    const m = require('./calls-ts') as typeof import('./calls-ts');
+    const args = process.argv.slice(2);
+    return () => m.runCallsTsEval(m.parseCallsTsArgs(args.filter((a, i) => a.startsWith('-') || (args[i - 1]?.startsWith('--') && !BOOLEAN_FLAGS.has(args[i - 1])))));
+  },
 };
 
 async function main(): Promise<void> {
-  const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  // Names are the words that are neither flags nor a flag's value (`--sets ts`).
+  const args = process.argv.slice(2);
+  const names = args.filter((a, i) => !a.startsWith('-') && !(args[i - 1]?.startsWith('--') && !BOOLEAN_FLAGS.has(args[i - 1])));
   for (const name of names.length ? names : Object.keys(EVALS)) {
     const load = EVALS[name];
     if (!load) {

@@ -108,6 +108,8 @@ export interface Metrics {
 }
 
 export const CALLER_KINDS = new Set(['function', 'method']);
+/** What `Cls()` / `new Cls()` runs, per language compared (Python, TypeScript/JavaScript). */
+const CONSTRUCTORS = new Set(['__init__', 'constructor']);
 
 export const posKey = (file: string, p: Pos): string => `${file}:${p.row}:${p.column}`;
 export const edgeKey = (caller: string, callee: string): string => `${caller}\u0000${callee}`;
@@ -125,7 +127,7 @@ export class EntityIndex {
     for (const e of entities) {
       this.byId.set(e.id, e);
       // By parent, not by id: `class:f:C#2`'s constructor is `method:f:C.__init__#2`.
-      if (e.kind === 'method' && e.name === '__init__' && e.parent && !this.inits.has(e.parent)) this.inits.set(e.parent, e.id);
+      if (e.kind === 'method' && CONSTRUCTORS.has(e.name) && e.parent && !this.inits.has(e.parent)) this.inits.set(e.parent, e.id);
       this.byName.set(posKey(e.file, e.nameStart), e.id);
       const list = this.byFile.get(e.file) ?? [];
       list.push(e);

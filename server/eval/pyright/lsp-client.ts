@@ -50,6 +50,20 @@ export interface PyrightOptions {
   requestTimeoutMs?: number;
   /** Receives pyright's log messages (window/logMessage, stderr) when given. */
   log?: (message: string) => void;
+  /**
+   * Another reference language server spoken to the same way (the calls-ts eval runs
+   * typescript-language-server): its node script and arguments, its settings and the
+   * languageId of a file. Default: pyright.
+   */
+  server?: ReferenceServer;
+}
+
+export interface ReferenceServer {
+  script: string;
+  args: string[];
+  languageId(file: string): string;
+  settings?(section: string | undefined): unknown;
+  initializationOptions?: unknown;
 }
 
 export class PyrightError extends Error {}
@@ -92,7 +106,8 @@ export class PyrightClient {
 
   /** Starts `node langserver.index.js --stdio` and initializes it on `options.root`. */
   static async start(options: PyrightOptions): Promise<PyrightClient> {
-    const proc = spawn(process.execPath, [pyrightServerScript(), '--stdio'], {
+    const command = options.server ? [options.server.script, ...options.server.args] : [pyrightServerScript(), '--stdio'];
+    const proc = spawn(process.execPath, command, {
       cwd: options.root,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -137,6 +152,7 @@ export class PyrightClient {
   }
 
   private settings(section: string | undefined): unknown {
+    if (this.options.server) return this.options.server.settings?.(section) ?? null;
     const python = {
       pythonPath: this.options.pythonPath ?? 'python3',
       analysis: {
@@ -195,7 +211,7 @@ export class PyrightClient {
           synchronization: { dynamicRegistration: false },
         },
       },
-      initializationOptions: {},
+      initializationOptions: this.options.server?.initializationOptions ?? {},
     });
     this.conn.sendNotification('initialized', {});
     this.conn.sendNotification('workspace/didChangeConfiguration', { settings: {} });
@@ -258,7 +274,7 @@ export class PyrightClient {
 
   didOpen(file: string, text: string): void {
     this.conn.sendNotification('textDocument/didOpen', {
-      textDocument: { uri: fileUri(file), languageId: 'python', version: 1, text },
+      textDocument: { uri: fileUri(file), languageId: this.options.server?.languageId(file) ?? 'python', version: 1, text },
     });
   }
 

@@ -38,6 +38,7 @@ import { indexFromDisk } from './workspace/indexer';
 import { processFile } from './workspace/process';
 import { escapes } from './workspace/confine';
 import { readSource } from './workspace/read';
+import { projectFiles } from './workspace/project';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files larger than this are not read to answer a request (they are not indexed either). */
@@ -77,7 +78,7 @@ export class Engine {
     this.realRoot = fs.realpathSync(opts.root);
     this.log = opts.log ?? (() => {});
     this.store = new Store(db);
-    this.graph = new Graph(this.store);
+    this.graph = new Graph(this.store, projectFiles(this.root));
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
     this.docs = new OpenDocuments(this.store, this.graph, parsers, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
     const lexical = new LexicalStream(new FtsIndex(db));

@@ -1,7 +1,7 @@
 // Keeps edges true as files change: applies extractions to the symbol model, then resolves the
 // refs of changed files plus the refs elsewhere whose resolution may have moved (those naming
 // an entity that appeared or disappeared).
-import type { FileExtraction, LanguageSupport } from '../languages/types';
+import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages/types';
 import { languageById } from '../languages/registry';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../store/store';
@@ -41,8 +41,8 @@ function newWork(): Work {
 const CHUNK = 5000;
 
 export class Graph {
-  readonly model = new SymbolModel();
-  readonly resolver = new Resolver(this.model);
+  readonly model: SymbolModel;
+  readonly resolver: Resolver;
   /** Work from edits and watched files: resolved by `flush`. */
   private live: Work = newWork();
   /** Work from an index run in progress: resolved by `finishRun`, never by an edit's flush. */
@@ -50,7 +50,14 @@ export class Graph {
   /** Per file, what its references' resolution depends on (to tell when kept ones need redoing). */
   private readonly contexts = new Map<string, string>();
 
-  constructor(private readonly store: Store) {}
+  /** `project`: the workspace's project files (tsconfig.json, package.json) for module names. */
+  constructor(
+    private readonly store: Store,
+    readonly project?: ProjectFiles,
+  ) {
+    this.model = new SymbolModel(project);
+    this.resolver = new Resolver(this.model);
+  }
 
   private loaded = false;
 
@@ -61,17 +68,20 @@ export class Graph {
   load(): void {
     if (this.loaded) return;
     this.loaded = true;
+    const files = this.store.files();
+    const languages = new Map(files.map((f) => [f.path, languageById(f.language)]));
     const ents = new Map<string, Ent[]>();
     for (const r of this.store.entityLites()) {
       if (!r.path) continue;
       let list = ents.get(r.path);
       if (!list) ents.set(r.path, (list = []));
-      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null, returns: r.returns, alias: r.alias, property: isPropertyGetter(r.decorators ? (JSON.parse(r.decorators) as string[]) : []) });
+      const getter = !!r.decorators && !!languages.get(r.path)?.isPropertyGetter(JSON.parse(r.decorators) as string[]);
+      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null, returns: r.returns, alias: r.alias, property: getter });
     }
     const bindings = groupBy(this.store.importRows(), (r) => r.path);
     const attrTypes = groupBy(this.store.attrTypeRows(), (r) => r.path);
-    for (const f of this.store.files()) {
-      const language = languageById(f.language);
+    for (const f of files) {
+      const language = languages.get(f.path);
       if (!language) continue;
       this.model.setFile({ file: f.path, language, module: f.module, entities: ents.get(f.path) ?? [], bindings: (bindings.get(f.path) ?? []).map((r) => ({ from: r.source, local: r.local, module: r.module, member: r.member })), attrTypes: attrTypes.get(f.path) ?? [] });
     }
@@ -110,7 +120,7 @@ export class Graph {
       file,
       language,
       module,
-      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null, property: isPropertyGetter(e.decorators) })),
+      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null, property: language.isPropertyGetter(e.decorators) })),
       bindings: ex.imports,
       attrTypes: ex.attrTypes,
     });
@@ -341,12 +351,6 @@ function fromRow(r: RefDbRow): RefInput {
     catches: r.catches ? (JSON.parse(r.catches) as string[]) : null,
     access: r.access === 1,
   };
-}
-
-const GETTERS = /^(property|(\w+\.)*cached_property|abc\.abstractproperty|\w+\.getter)$/;
-
-function isPropertyGetter(decorators: string[]): boolean {
-  return decorators.some((d) => GETTERS.test(d));
 }
 
 function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {

@@ -2,8 +2,9 @@
 // MRO, attribute and return types, aliases. The rules are in ./README.md; ./resolve.ts turns
 // these lookups into edges per relation.
 import type { Ent, FileSymbols, SymbolModel } from './model';
-import { dirOf } from './model';
+import { dirOf, MEMBER_CONTAINERS, TYPE_KINDS } from './model';
 import type { RefInput } from './resolve';
+import { MODULE_VALUE } from '../languages/types';
 
 export const MAX_CANDIDATES = 5;
 const MAX_HOPS = 5;
@@ -115,7 +116,12 @@ export class NameLookup {
       if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
     } else t = this.single(this.path(fs, from, type, true));
     if (!t) return undefined;
-    if (t.kind === 'class') return t;
+    if (TYPE_KINDS.has(t.kind)) return t;
+    if (t.kind === 'attr' && t.parent) {
+      // `Props.cart`: a member of a type has the type recorded for it.
+      const owner = this.model.byId.get(t.parent);
+      return owner ? this.attrClass(owner, t.name) : undefined;
+    }
     if (t.returns && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
       const tfs = this.model.files.get(t.file);
       const scope = t.kind === 'global' ? tfs?.moduleEnt : t;
@@ -135,7 +141,8 @@ export class NameLookup {
   }
 
   protected constructorOf(cls: Ent): Ent {
-    return this.member(cls, '__init__', (e) => e.kind === 'method') ?? cls;
+    const name = this.model.files.get(cls.file)?.language.constructorName;
+    return (name && this.member(cls, name, (e) => e.kind === 'method')) || cls;
   }
 
   mro(cls: Ent): { mro: Ent[]; open: boolean } {
@@ -149,9 +156,9 @@ export class NameLookup {
       const fs = this.model.files.get(c.file);
       const scope = c.parent ? this.model.byId.get(c.parent) : undefined;
       for (const b of c.bases ?? []) {
-        if (b === 'object') continue;
+        if (b === fs?.language.rootClass) continue;
         const base = fs && scope ? this.single(this.path(fs, scope, b, true)) : undefined;
-        if (base && base.kind === 'class') visit(base, depth + 1);
+        if (base && TYPE_KINDS.has(base.kind)) visit(base, depth + 1);
         else open = true;
       }
     };
@@ -209,9 +216,14 @@ export class NameLookup {
 
   /** Member `name` inside a module (top level, submodule, re-export) or a class (MRO). */
   protected inside(e: Ent, name: string, hops: number): Ent[] {
-    if (e.kind === 'class') {
+    if (MEMBER_CONTAINERS.has(e.kind)) {
       const m = this.member(e, name, () => true);
       return m ? [m] : [];
+    }
+    if (e.kind === 'global') {
+      // Members defined in place (an object literal's methods: `obj.m`).
+      const own = this.model.files.get(e.file)?.byQname.get(`${e.qname}.${name}`);
+      if (own) return [own];
     }
     if (e.kind === 'global' && e.returns) {
       // An instance held by a module global (`logger = Logger()` imported elsewhere).
@@ -242,7 +254,13 @@ export class NameLookup {
 
   protected binding(b: { module: string; member: string | null }, hops: number): Found {
     const mods = this.moduleEnts(b.module);
-    if (!b.member) return mods.length ? { ents: mods.slice(0, 1), ambiguous: false } : NOT_FOUND;
+    if (!b.member) {
+      if (!mods.length) return NOT_FOUND;
+      // A module whose value was replaced (`module.exports = X`) yields X.
+      const value = hops < MAX_HOPS ? this.model.files.get(mods[0].file)?.byLocal.get(MODULE_VALUE)?.find((x) => x.scope === null) : undefined;
+      const v = value ? this.binding(value, hops + 1) : NOT_FOUND;
+      return v.ents.length ? v : { ents: mods.slice(0, 1), ambiguous: false };
+    }
     const ents = mods.flatMap((m) => this.inside(m, b.member!, hops));
     return ents.length ? { ents, ambiguous: ents.length > 1 } : NOT_FOUND;
   }
@@ -280,14 +298,20 @@ export class NameLookup {
       if (r.length) return { ents: r, ambiguous: r.length > 1 };
     }
     if (!guess || fs.language.builtins?.has(n)) return NOT_FOUND;
+    // Guesses stay among files that can call each other (a Python file never calls TS by name).
+    const family = fs.language.family ?? fs.language.id;
+    const kin = (f: string) => {
+      const l = this.model.files.get(f)?.language;
+      return !!l && (l.family ?? l.id) === family;
+    };
     const dir = dirOf(fs.file);
     const sameDir = this.model
       .filesInDir(dir)
-      .filter((f) => f !== fs.file)
+      .filter((f) => f !== fs.file && kin(f))
       .map((f) => this.model.files.get(f)?.byQname.get(n))
       .filter((e): e is Ent => !!e && (e.kind === 'function' || e.kind === 'class'));
     if (sameDir.length) return { ents: sameDir, ambiguous: sameDir.length > 1 };
-    const all = this.model.topLevelNamed(n);
+    const all = this.model.topLevelNamed(n).filter((e) => kin(e.file));
     if (all.length === 1) return { ents: all, ambiguous: false };
     return NOT_FOUND;
   }

@@ -1,7 +1,7 @@
 // The in-memory symbol model that name resolution reads: per file, its entities by qualified
 // name, its import bindings and attribute types; across files, modules by dotted name and
 // top-level names. Built once from the store, then kept current file by file.
-import type { LanguageSupport } from '../languages/types';
+import type { LanguageSupport, ProjectFiles } from '../languages/types';
 
 export interface Ent {
   id: string;
@@ -53,7 +53,7 @@ export interface FileInput {
   attrTypes: Array<{ cls: string; attr: string; type: string }>;
 }
 
-const TOP_KINDS = new Set(['function', 'class']);
+const TOP_KINDS = new Set(['function', 'class', 'interface', 'enum', 'namespace']);
 
 export class SymbolModel {
   readonly files = new Map<string, FileSymbols>();
@@ -66,6 +66,8 @@ export class SymbolModel {
   private readonly dirs = new Map<string, Set<string>>();
   /** Bumped on every change: caches keyed on it (MROs) drop themselves. */
   generation = 0;
+
+  constructor(readonly project?: ProjectFiles) {}
 
   setFile(input: FileInput): void {
     this.removeFile(input.file);
@@ -92,7 +94,7 @@ export class SymbolModel {
       scope: moduleEnt && b.from !== moduleEnt.id ? b.from : null,
       local: b.local,
       member: b.member,
-      module: input.language.absoluteModule(b.module, input.file) ?? b.module,
+      module: input.language.absoluteModule(b.module, input.file, this.project) ?? b.module,
     }));
     const byLocal = new Map<string, Binding[]>();
     for (const b of bindings) {
@@ -103,7 +105,7 @@ export class SymbolModel {
     }
     const stars = bindings.filter((b) => b.member === '*');
     this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes });
-    if (input.module) for (const key of moduleKeys(input.module)) addTo(this.modules, key, input.file);
+    if (input.module) for (const key of moduleKeys(input.language, input.module)) addTo(this.modules, key, input.file);
     addTo(this.dirs, dirOf(input.file), input.file);
     this.generation++;
   }
@@ -117,7 +119,7 @@ export class SymbolModel {
       this.byId.delete(e.id);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) removeFrom(this.topByName, e.name, e);
     }
-    if (fs.module) for (const key of moduleKeys(fs.module)) removeFrom(this.modules, key, file);
+    if (fs.module) for (const key of moduleKeys(fs.language, fs.module)) removeFrom(this.modules, key, file);
     removeFrom(this.dirs, dirOf(file), file);
     this.files.delete(file);
     this.generation++;
@@ -149,10 +151,18 @@ export function dirOf(file: string): string {
   return i < 0 ? '' : file.slice(0, i);
 }
 
-function moduleKeys(module: string): string[] {
-  const parts = module.split('.');
-  return parts.map((_, i) => parts.slice(i).join('.'));
+function moduleKeys(language: LanguageSupport, module: string): string[] {
+  return language.moduleKeys?.(module) ?? [module];
 }
+
+/**
+ * Kinds whose members are looked up by qualified name (`C.m`): classes and what behaves like
+ * them for lookups (interfaces, enums, namespaces). Only a class is constructed or has bases
+ * that run code; the others are containers of names.
+ */
+export const MEMBER_CONTAINERS: ReadonlySet<string> = new Set(['class', 'interface', 'enum', 'namespace']);
+/** Kinds that name a type: what `x: T` or `extends T` may point at. */
+export const TYPE_KINDS: ReadonlySet<string> = new Set(['class', 'interface']);
 
 function addTo<K, V>(m: Map<K, Set<V>>, k: K, v: V): void {
   let s = m.get(k);

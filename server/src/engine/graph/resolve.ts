@@ -1,7 +1,7 @@
 // Name resolution: a raw reference + the symbol model → zero, one or several target ids.
 // The rules are written down in ./README.md; keep the two in step.
 import { entityId } from '../../../../protocol';
-import type { Ent, FileSymbols } from './model';
+import { TYPE_KINDS, type Ent, type FileSymbols } from './model';
 import { MAX_CANDIDATES, NameLookup, lastSeg, type Found } from './lookup';
 
 export interface RefInput {
@@ -38,7 +38,7 @@ export class Resolver extends NameLookup {
       case 'CALLS':
         return this.calls(fs, from, ref);
       case 'INHERITS':
-        return this.result(this.path(fs, from, ref.target, true), (e) => e.kind === 'class');
+        return this.result(this.path(fs, from, ref.target, true), (e) => TYPE_KINDS.has(e.kind));
       case 'IMPORTS':
         return this.result(this.importTarget(ref.target), () => true);
       case 'MUTATES':
@@ -141,7 +141,7 @@ export class Resolver extends NameLookup {
   /** Does `except <handler>` catch the exception `exc` (an entity, or a name when external)? */
   catches(fs: FileSymbols, from: Ent, handler: string, exc: Ent | undefined, excName: string): boolean {
     this.syncCaches();
-    if (handler === 'BaseException') return true;
+    if (handler === '*') return true;
     const lang = fs.language;
     const names = new Set<string>();
     if (exc) {
@@ -156,7 +156,8 @@ export class Resolver extends NameLookup {
       let b = lang.exceptionBases?.[n];
       for (let i = 0; b && i < 10; i++, b = lang.exceptionBases?.[b]) names.add(b);
     }
-    if (handler === 'Exception') return !['KeyboardInterrupt', 'SystemExit', 'GeneratorExit'].some((n) => names.has(n));
+    const byName = lang.handlerCatches?.(handler, names);
+    if (byName !== undefined) return byName;
     const h = this.single(this.path(fs, from, handler, true));
     if (h && exc && this.mro(exc).mro.includes(h)) return true;
     return names.has(lastSeg(handler));

@@ -2,8 +2,9 @@
 // to this file and one line here.
 import type { LanguageSupport } from './types';
 import { python } from './python';
+import { javascript, tsx, typescript } from './typescript';
 
-export const LANGUAGES: readonly LanguageSupport[] = [python];
+export const LANGUAGES: readonly LanguageSupport[] = [python, typescript, tsx, javascript];
 
 const byExtension = new Map<string, LanguageSupport>();
 for (const lang of LANGUAGES) for (const ext of lang.extensions) byExtension.set(ext, lang);

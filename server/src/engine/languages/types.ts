@@ -1,7 +1,7 @@
 // What a language extractor produces from one file: plain data, structured-clone safe (it
 // crosses worker threads). Language knowledge stops here: everything downstream (store,
 // resolution, trace, search) is language-neutral.
-import type { Tree, Language } from 'web-tree-sitter';
+import type { Tree, Language, Query } from 'web-tree-sitter';
 import type { EntityKind, Relation } from '../../../../protocol';
 
 /** 0-based row; column in UTF-16 code units (web-tree-sitter parses JS strings as UTF-16). */
@@ -15,7 +15,7 @@ export interface Span {
   end: Point;
 }
 
-export type CodeKind = Extract<EntityKind, 'module' | 'class' | 'function' | 'method' | 'attr' | 'global'>;
+export type CodeKind = Extract<EntityKind, 'module' | 'class' | 'interface' | 'type' | 'enum' | 'namespace' | 'function' | 'method' | 'attr' | 'global'>;
 
 export interface ExtractedEntity {
   id: string;
@@ -30,6 +30,11 @@ export interface ExtractedEntity {
   nameSpan: Span;
   /** One line: `def save(self, force: bool = False) -> None`, `class User(Base)`. */
   signature: string;
+  /**
+   * Decorators as written, without `@` for Python; with `@` for TypeScript, whose bare words
+   * here are member modifiers that change how the member is reached (`get`, `set`, `static`).
+   * The language reads them back through `isPropertyGetter`.
+   */
   decorators: string[];
   docstring: string | null;
   /** Base-class expressions as written (classes only). */
@@ -48,11 +53,15 @@ export interface ExtractedEntity {
   contentHash?: string;
 }
 
-/** How the first segment of a reference binds, when the extractor could tell. */
+/**
+ * How the first segment of a reference binds, when the extractor could tell. Each language maps
+ * its own spelling onto these kinds (Python `self`/`cls`/`super()`, TypeScript `this` in an
+ * instance member / `this` in a static member / `super`); the graph knows only the kinds.
+ */
 export type Receiver =
   | { kind: 'self' } // instance of the enclosing class (`self.x`, `this.x`)
-  | { kind: 'cls' } // the enclosing class itself (`cls.x`)
-  | { kind: 'super' } // the bases of the enclosing class (`super().x`)
+  | { kind: 'cls' } // the enclosing class itself (`cls.x`, `this.x` in a static method)
+  | { kind: 'super' } // the bases of the enclosing class (`super().x`, `super.x`)
   | { kind: 'typed'; type: string } // a local whose type expression is known (`x = Cls()`, `x: Cls`)
   | { kind: 'expr' }; // some other expression (`f().m()`, `x[0].m()`): target is the member only
 
@@ -73,13 +82,22 @@ export interface RawRef {
   configKind?: ConfigKind;
   /** Site of the reference (the call expression, raise statement, assignment target, ...). */
   span: Span;
-  /** Exception names caught by the try blocks enclosing this site (innermost first). */
+  /**
+   * Exception names caught by the try blocks enclosing this site (innermost first); `*` is a
+   * handler that catches anything (a bare `except:`, a TypeScript `catch`).
+   */
   catches?: string[];
   /** PROPAGATES_ERROR: a bare `raise` re-raising what an `except` caught. */
   reraise?: boolean;
   /** CALLS by reading an attribute (`self.name`): counts only if the target is a property getter. */
   access?: boolean;
 }
+
+/**
+ * The local a module binds when its whole value is replaced (CommonJS `module.exports = X`):
+ * importing the module as a whole then yields `X`. Never a valid identifier.
+ */
+export const MODULE_VALUE = '<module>';
 
 export interface ImportBinding {
   /** Id of the importing module entity. */
@@ -119,6 +137,27 @@ export interface SkeletonPart {
   entities: Array<{ id: string; skeletonRow: number }>;
 }
 
+/**
+ * Read-only access to workspace files that are not indexed but steer module resolution
+ * (tsconfig.json, package.json). Paths are relative to the workspace root, with `/`.
+ */
+export interface ProjectFiles {
+  /** Text of a file, or undefined when it does not exist or cannot be read. */
+  read(rel: string): string | undefined;
+  /** Names of the entries of a directory ('' is the root); empty when there is none. */
+  list(rel: string): string[];
+}
+
+/**
+ * A loaded grammar: its Language, and queries compiled by the same tree-sitter instance (a
+ * Query from another instance — the package's default one, or one that aborted — cannot run).
+ */
+export interface Grammar {
+  language: Language;
+  /** The compiled query of this source text (compiled once per grammar). */
+  query(source: string): Query;
+}
+
 /** Opaque per-buffer state an extractor may keep between extractions. */
 export interface ExtractionReuse {
   state?: unknown;
@@ -127,6 +166,11 @@ export interface ExtractionReuse {
 /** Everything the engine needs to know about one language. Registered in one table. */
 export interface LanguageSupport {
   id: string;
+  /**
+   * Languages that import and call each other by name share a family (TypeScript, TSX and
+   * JavaScript); guesses by name (same directory, unique in workspace) stay inside it. Default: id.
+   */
+  family?: string;
   extensions: string[];
   /** Absolute path of the grammar's .wasm file. */
   wasmPath(): string;
@@ -134,16 +178,18 @@ export interface LanguageSupport {
    * `reuse` carries language-private state from the previous extraction of the same buffer, so
    * that parts the edit did not touch need not be walked again (live editing).
    */
-  extract(tree: Tree, source: string, file: string, language: Language, reuse?: ExtractionReuse): FileExtraction;
+  extract(tree: Tree, source: string, file: string, grammar: Grammar, reuse?: ExtractionReuse): FileExtraction;
   /** Telegraphic skeleton: signatures, docstrings, class attributes; bodies elided. */
   skeleton(tree: Tree, source: string, file: string, extraction: FileExtraction): SkeletonPart;
   /** Dotted module name of a workspace file (`shop/models.py` → `shop.models`), or null. */
   moduleName(file: string): string | null;
   /**
-   * Absolute dotted name of an import's module as written in `fromFile`
-   * (`..models` in `shop/api/views.py` → `shop.models`), or null if it climbs above the root.
+   * Absolute name of an import's module as written in `fromFile` (`..models` in
+   * `shop/api/views.py` → `shop.models`; `@app/x` through a tsconfig path alias), or null if it
+   * climbs above the root. `project` lets a language read its project files (tsconfig.json,
+   * package.json); without it, only what the specifier itself says is used.
    */
-  absoluteModule(module: string, fromFile: string): string | null;
+  absoluteModule(module: string, fromFile: string, project?: ProjectFiles): string | null;
   /** Names bound by the language itself (never resolved by same-directory/workspace guesses). */
   builtins?: ReadonlySet<string>;
   /** Builtin exception → its builtin base (`KeyError` → `LookupError`), for caught-or-escaping. */
@@ -153,4 +199,21 @@ export interface LanguageSupport {
    * group 1 is the encoding's name. Files without one are UTF-8.
    */
   encodingCookie?: RegExp;
+  /**
+   * Whether a handler named `handler` catches an exception whose class and base names are
+   * `names`, when the language decides it by name alone (Python: `BaseException` catches all,
+   * `Exception` all but the exit signals); undefined: the graph compares classes.
+   */
+  handlerCatches?(handler: string, names: ReadonlySet<string>): boolean | undefined;
+  /** Name of the method a class runs when it is called/constructed (`__init__`, `constructor`). */
+  constructorName: string;
+  /** The implicit root class, never an external base (`object`); none if the language has none. */
+  rootClass?: string;
+  /** Is a method with these decorators (as extracted) read as an attribute (a property getter)? */
+  isPropertyGetter(decorators: readonly string[]): boolean;
+  /**
+   * Keys under which a module can be found besides its own name (Python: every dotted suffix,
+   * for src layouts). Default: the name only.
+   */
+  moduleKeys?(module: string): string[];
 }

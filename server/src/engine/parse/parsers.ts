@@ -7,7 +7,7 @@
 // the background). Trees made by the dead instance must not be used again.
 import { createRequire } from 'node:module';
 import type { Language, Parser, Tree } from 'web-tree-sitter';
-import type { LanguageSupport } from '../languages/types';
+import type { Grammar, LanguageSupport } from '../languages/types';
 
 type Binding = typeof import('web-tree-sitter');
 
@@ -15,7 +15,13 @@ interface Instance {
   binding: Binding;
   /** The Emscripten module object (web-tree-sitter's init fills the options object it is given). */
   module: Record<string, unknown>;
-  loaded: Map<string, { parser: Parser; language: Language }>;
+  loaded: Map<string, Loaded>;
+}
+
+interface Loaded {
+  parser: Parser;
+  language: Language;
+  grammar: Grammar;
 }
 
 export interface ParsersOptions {
@@ -47,7 +53,7 @@ export class Parsers {
     this.spare = await this.instance(null);
   }
 
-  get(lang: LanguageSupport): { parser: Parser; language: Language } {
+  get(lang: LanguageSupport): Loaded {
     const p = this.current?.loaded.get(lang.id);
     if (!p) throw new Error(this.current ? `grammar for ${lang.id} is not loaded` : 'tree-sitter is restarting after an abort; try again');
     return p;
@@ -119,13 +125,23 @@ export class Parsers {
       module = { printErr: () => {}, ...(max ? { wasmMemory: new wasm.Memory({ initial: 512, maximum: Math.max(512, max >> 16) }) } : {}) };
       await binding.Parser.init(module);
     }
-    const loaded = prev?.loaded ?? new Map<string, { parser: Parser; language: Language }>();
+    const loaded = prev?.loaded ?? new Map<string, Loaded>();
     for (const lang of this.langs) {
       if (loaded.has(lang.id)) continue;
       const language = await binding.Language.load(lang.wasmPath());
       const parser = new binding.Parser();
       parser.setLanguage(language);
-      loaded.set(lang.id, { parser, language });
+      const queries = new Map<string, InstanceType<Binding['Query']>>();
+      const Query = binding.Query;
+      const grammar: Grammar = {
+        language,
+        query: (source) => {
+          let q = queries.get(source);
+          if (!q) queries.set(source, (q = new Query(language, source)));
+          return q;
+        },
+      };
+      loaded.set(lang.id, { parser, language, grammar });
     }
     return { binding, module, loaded };
   }

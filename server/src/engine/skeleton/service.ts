@@ -15,7 +15,7 @@ export function skeletonOf(store: Store, parsers: Parsers, lang: LanguageSupport
   const own = tree ? null : parsers.parse(lang, text);
   try {
     const t = tree ?? own!;
-    const ex = lang.extract(t, text, file, parsers.get(lang).language);
+    const ex = lang.extract(t, text, file, parsers.get(lang).grammar);
     const part = lang.skeleton(t, text, file, ex);
     const sk = composeSkeleton(file, text, part, ex.entities.map((e) => ({ id: e.id, kind: e.kind as EntityKind, name: e.name, span: e.span })));
     // Cache only what matches the indexed version of the file.

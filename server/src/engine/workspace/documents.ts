@@ -130,7 +130,7 @@ export class OpenDocuments {
   private reindex(path: string, o: Open, shifts: LineShift[]): void {
     const { doc, lang, reuse } = o;
     const text = doc!.text;
-    const ex = lang.extract(doc!.tree, text, path, this.parsers.get(lang).language, reuse);
+    const ex = lang.extract(doc!.tree, text, path, this.parsers.get(lang).grammar, reuse);
     const hash = createHash('sha256').update(text).digest('hex');
     this.store.transaction(() => {
       // Rows below an edit move by the lines it added or removed: one UPDATE each, so that the

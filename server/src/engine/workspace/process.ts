@@ -39,7 +39,7 @@ export function processFile(root: string, job: FileJob, parsers: Parsers, maxByt
 export function extractText(lang: LanguageSupport, parsers: Parsers, text: string, file: string): FileExtraction {
   const tree = parsers.parse(lang, text);
   try {
-    return parsers.guard(() => lang.extract(tree, text, file, parsers.get(lang).language));
+    return parsers.guard(() => lang.extract(tree, text, file, parsers.get(lang).grammar));
   } finally {
     tree.delete();
   }

@@ -1,14 +1,14 @@
 // Python, registered in ../registry.ts.
 import type { LanguageSupport } from '../types';
 import { extractPython, type PythonReuse } from './extract';
-import { absoluteModule, BUILTINS, EXCEPTION_BASES, moduleName } from './names';
+import { absoluteModule, BUILTINS, EXCEPTION_BASES, handlerCatches, isPropertyGetter, moduleKeys, moduleName } from './names';
 import { skeletonPython } from './skeleton';
 
 export const python: LanguageSupport = {
   id: 'python',
   extensions: ['.py', '.pyi'],
   wasmPath: () => require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
-  extract: (tree, source, file, _language, reuse) => extractPython(tree, source, file, reuse as { state?: PythonReuse } | undefined),
+  extract: (tree, source, file, _grammar, reuse) => extractPython(tree, source, file, reuse as { state?: PythonReuse } | undefined),
   skeleton: skeletonPython,
   moduleName,
   absoluteModule,
@@ -16,4 +16,9 @@ export const python: LanguageSupport = {
   exceptionBases: EXCEPTION_BASES,
   // PEP 263: `# -*- coding: latin-1 -*-`, `# vim: set fileencoding=cp1252 :`.
   encodingCookie: /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/,
+  handlerCatches,
+  constructorName: '__init__',
+  rootClass: 'object',
+  isPropertyGetter,
+  moduleKeys,
 };

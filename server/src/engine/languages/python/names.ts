@@ -100,3 +100,23 @@ export function absoluteModule(module: string, fromFile: string): string | null 
   const all = rest ? [...base, ...rest.split('.')] : base;
   return all.length ? all.join('.') : null;
 }
+
+/** `except BaseException` catches everything; `except Exception` all but the exit signals. */
+export function handlerCatches(handler: string, names: ReadonlySet<string>): boolean | undefined {
+  if (handler === 'BaseException') return true;
+  if (handler === 'Exception') return !['KeyboardInterrupt', 'SystemExit', 'GeneratorExit'].some((n) => names.has(n));
+  return undefined;
+}
+
+const GETTERS = /^(property|(\w+\.)*cached_property|abc\.abstractproperty|\w+\.getter)$/;
+
+/** `@property`, `@cached_property`, `@x.getter`: reading the attribute runs the method. */
+export function isPropertyGetter(decorators: readonly string[]): boolean {
+  return decorators.some((d) => GETTERS.test(d));
+}
+
+/** `shop.models` is also found as `models` (src layouts, scripts run from a subdirectory). */
+export function moduleKeys(module: string): string[] {
+  const parts = module.split('.');
+  return parts.map((_, i) => parts.slice(i).join('.'));
+}

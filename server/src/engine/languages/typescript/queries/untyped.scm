@@ -1,0 +1,2 @@
+; JavaScript only (see common.scm).
+(field_definition) @field

@@ -1,0 +1,176 @@
+// Telegraphic skeleton of a TypeScript/JavaScript file: imports, JSDoc, signatures with their
+// types (overloads included), interfaces, type aliases and enums whole, class members, short
+// constant values; every function body becomes `{ … }`. Lines keep their indentation. Works on
+// whatever tree-sitter recovered from a broken file and never throws.
+import type { Node, Tree } from 'web-tree-sitter';
+import type { FileExtraction, SkeletonPart } from '../types';
+import { FUNCTION_VALUES } from './syntax';
+
+const WHOLE = new Set(['interface_declaration', 'type_alias_declaration', 'enum_declaration', 'function_signature', 'method_signature', 'abstract_method_signature', 'property_signature', 'index_signature', 'construct_signature', 'call_signature']);
+const STEP = '  ';
+const MAX_VALUE = 60;
+
+class Writer {
+  readonly lines: string[] = [];
+  readonly entities: Array<{ id: string; skeletonRow: number }> = [];
+  private row = 0;
+
+  constructor(private readonly byStart: Map<number, string[]>) {}
+
+  push(text: string, at?: Node | null): void {
+    const ids = at ? this.byStart.get(at.startIndex) : undefined;
+    if (ids) {
+      for (const id of ids) this.entities.push({ id, skeletonRow: this.row });
+      this.byStart.delete(at!.startIndex);
+    }
+    this.lines.push(text);
+    this.row += 1 + (text.match(/\n/g)?.length ?? 0);
+  }
+}
+
+export function skeletonTypescript(tree: Tree, source: string, _file: string, ex: FileExtraction): SkeletonPart {
+  // Entities by the byte their span starts at (spans are rows/columns: convert once).
+  const lineStarts = [0];
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+  const byStart = new Map<number, string[]>();
+  for (const e of ex.entities) {
+    if (e.kind === 'module') continue;
+    const at = (lineStarts[e.span.start.row] ?? 0) + e.span.start.column;
+    const l = byStart.get(at);
+    if (l) l.push(e.id);
+    else byStart.set(at, [e.id]);
+  }
+  const w = new Writer(byStart);
+  const mod = ex.entities.find((e) => e.kind === 'module');
+  if (mod) w.entities.push({ id: mod.id, skeletonRow: 0 });
+  try {
+    statements(w, tree.rootNode, '', source);
+  } catch {
+    // A tree shape this writer did not expect: keep what was written.
+  }
+  return { text: w.lines.length ? w.lines.join('\n') + '\n' : '', entities: w.entities };
+}
+
+function statements(w: Writer, parent: Node, indent: string, source: string): void {
+  for (const c of parent.namedChildren) if (c) statement(w, c, indent, source);
+}
+
+function statement(w: Writer, n: Node, indent: string, source: string, prefix = ''): void {
+  switch (n.type) {
+    case 'comment':
+      if (n.text.startsWith('/**')) w.push(indented(n.text, indent, n, source));
+      return;
+    case 'import_statement':
+      w.push(indent + oneLine(n.text));
+      return;
+    case 'export_statement': {
+      const decl = n.childForFieldName('declaration');
+      const decorators = n.namedChildren.filter((c) => c?.type === 'decorator').map((c) => c!.text).join(' ');
+      const lastDecorator = n.namedChildren.filter((c) => c?.type === 'decorator').pop();
+      const head = (decorators ? decorators + ' ' : '') + source.slice(lastDecorator ? lastDecorator.endIndex : n.startIndex, decl ? decl.startIndex : n.startIndex).trim() + ' ';
+      if (decl) return statement(w, decl, indent, source, prefix + oneLine(head) + ' ');
+      const value = n.childForFieldName('value');
+      if (value && FUNCTION_VALUES.has(value.type)) return fn(w, n, value, indent, source, prefix);
+      w.push(indent + prefix + short(n.text), n);
+      return;
+    }
+    case 'function_declaration':
+    case 'generator_function_declaration':
+      return fn(w, n, n, indent, source, prefix);
+    case 'class_declaration':
+    case 'abstract_class_declaration':
+    case 'class':
+      return cls(w, n, indent, source, prefix);
+    case 'internal_module':
+    case 'module': {
+      const body = n.childForFieldName('body');
+      w.push(indent + prefix + oneLine(source.slice(n.startIndex, body ? body.startIndex : n.endIndex)) + (body ? ' {' : ''), n);
+      if (body) {
+        statements(w, body, indent + STEP, source);
+        w.push(indent + '}');
+      }
+      return;
+    }
+    case 'ambient_declaration':
+      for (const c of n.namedChildren) if (c) statement(w, c, indent, source, prefix + 'declare ');
+      return;
+    case 'expression_statement': {
+      const e = n.namedChild(0);
+      if (e?.type === 'internal_module') return statement(w, e, indent, source, prefix);
+      if (e?.type === 'assignment_expression' && /^(module\.)?exports\b/.test(e.text)) {
+        const right = e.childForFieldName('right');
+        if (right && FUNCTION_VALUES.has(right.type)) return fn(w, e, right, indent, source, prefix);
+        w.push(indent + prefix + short(e.text), e);
+      }
+      return;
+    }
+    case 'lexical_declaration':
+    case 'variable_declaration': {
+      const kind = n.child(0)?.text ?? 'const';
+      for (const d of n.namedChildren) {
+        if (d?.type !== 'variable_declarator') continue;
+        const value = d.childForFieldName('value');
+        const head = `${prefix}${kind} `;
+        if (value && FUNCTION_VALUES.has(value.type)) fn(w, d, value, indent, source, head);
+        else if (value && (value.type === 'class' || value.type === 'class_expression')) cls(w, value, indent, source, head + source.slice(d.startIndex, value.startIndex), d);
+        else w.push(indent + head + short(d.text), d);
+      }
+      return;
+    }
+    default:
+      if (WHOLE.has(n.type)) w.push(indented(prefix + n.text, indent, n, source), n);
+  }
+}
+
+/** A function-like: its text up to the body, then `{ … }`. `owner` is the entity's node. */
+function fn(w: Writer, owner: Node, value: Node, indent: string, source: string, prefix: string): void {
+  const body = value.childForFieldName('body');
+  const head = oneLine(source.slice(owner.startIndex, body ? body.startIndex : owner.endIndex));
+  const elided = !body ? '' : body.type === 'statement_block' ? ' { … }' : ' …';
+  w.push(indent + prefix + head + elided, owner);
+}
+
+function cls(w: Writer, n: Node, indent: string, source: string, prefix: string, owner: Node = n): void {
+  const body = n.childForFieldName('body');
+  w.push(indent + prefix + oneLine(source.slice(owner === n ? n.startIndex : n.startIndex, body ? body.startIndex : n.endIndex)) + ' {', owner);
+  const inner = indent + STEP;
+  for (const m of body?.namedChildren ?? []) {
+    if (!m) continue;
+    if (m.type === 'comment') {
+      if (m.text.startsWith('/**')) w.push(indented(m.text, inner, m, source));
+    } else if (m.type === 'method_definition') fn(w, m, m, inner, source, '');
+    else if (m.type === 'public_field_definition' || m.type === 'field_definition') {
+      const value = m.childForFieldName('value');
+      if (value && FUNCTION_VALUES.has(value.type)) fn(w, m, value, inner, source, '');
+      else w.push(inner + short(m.text), m);
+    } else if (m.type === 'decorator') w.push(inner + oneLine(m.text));
+    else if (WHOLE.has(m.type) || m.type.endsWith('signature')) w.push(indented(m.text, inner, m, source), m);
+    else if (m.type === 'class_static_block') w.push(inner + 'static { … }');
+  }
+  w.push(indent + '}');
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/** A declaration with a long value: the value abbreviated. */
+function short(s: string): string {
+  const t = oneLine(s);
+  const eq = t.indexOf('=');
+  if (t.length <= MAX_VALUE + 20 || eq < 0) return t;
+  return t.slice(0, Math.max(eq + 2, MAX_VALUE)) + '…';
+}
+
+/** A multi-line text (JSDoc, interface) re-indented to `indent`, relative indentation kept. */
+function indented(text: string, indent: string, n: Node, src: string): string {
+  // The indentation of the line the node starts on (`export enum X {` starts at column 7).
+  let lineStart = n.startIndex;
+  while (lineStart > 0 && src[lineStart - 1] !== '\n') lineStart--;
+  let base = 0;
+  while (src[lineStart + base] === ' ' || src[lineStart + base] === '\t') base++;
+  return text
+    .split('\n')
+    .map((l, i) => indent + (i === 0 ? l : l.slice(Math.min(base, l.length - l.trimStart().length))))
+    .join('\n');
+}

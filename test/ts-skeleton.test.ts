@@ -1,0 +1,61 @@
+// TypeScript/JavaScript skeletons (fixtures/typescript, fixtures/javascript/esm): JSDoc kept,
+// signatures with their types, overloads, interfaces, type aliases and enums whole, bodies
+// elided, every entity pointed at its skeleton line.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { openWorkspace, type TestWorkspace } from './helpers/workspace';
+
+let ws: TestWorkspace;
+beforeAll(async () => {
+  ws = await openWorkspace('typescript');
+});
+afterAll(() => ws.dispose());
+
+test('a class with overloads, a getter, an enum and a type alias', () => {
+  const sk = ws.engine.skeleton('src/models/user.ts');
+  expect(sk.text).toBe(
+    [
+      "import { Model } from './base';",
+      'export type UserId = string;',
+      'export enum Role {',
+      '  Admin,',
+      '  Member,',
+      '}',
+      '/** A customer account. */',
+      'export class User extends Model {',
+      '  role: Role = Role.Member',
+      '  constructor(public email: string) { … }',
+      '  get display(): string { … }',
+      '  rename(email: string): void',
+      '  rename(email: string, notify: boolean): void',
+      '  rename(email: string, notify = false): void { … }',
+      '}',
+      'export default User;',
+      '',
+    ].join('\n'),
+  );
+  const line = (id: string) => sk.entities.find((e) => e.id === id)?.skeletonLine;
+  expect(line('class:src/models/user.ts:User')).toBe(8);
+  expect(line('method:src/models/user.ts:User.display')).toBe(11);
+  expect(line('method:src/models/user.ts:User.rename')).toBe(12); // its first signature
+  expect(line('enum:src/models/user.ts:Role')).toBe(3);
+  expect(sk.skeletonTokens).toBeLessThan(sk.originalTokens);
+});
+
+test('interfaces stay whole, JSX bodies and arrow bodies are elided', () => {
+  const sk = ws.engine.skeleton('src/ui/CartView.tsx');
+  expect(sk.text).toBe(
+    [
+      "import { Cart } from '../services/checkout';",
+      'interface Props {',
+      '  cart: Cart;',
+      '}',
+      '/** Lists the items of a cart, with a button that adds one more. */',
+      'export function CartView({ cart }: Props) { … }',
+      'export function CartSummary(props: Props) { … }',
+      'const Item = ({ sku }: { sku: string }) => …',
+      'function nextSku(): string { … }',
+      'function formatSku(sku: string): string { … }',
+      '',
+    ].join('\n'),
+  );
+});
