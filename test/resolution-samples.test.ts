@@ -15,7 +15,12 @@ const SAMPLES = path.join(FIXTURES, 'resolution');
  * Samples whose expectations are the README's rule but not (yet) what the engine does. Each
  * runs as `test.fails`; when the bug is fixed the test fails, and the entry goes.
  */
-const KNOWN_BUGS: Record<string, string> = {};
+const KNOWN_BUGS: Record<string, string> = {
+  // graph/graph.ts stores `caught` only on edge rows, and an unresolved reference has none:
+  // a builtin exception raised inside a matching `try` reads as not caught, and
+  // `trace --direction errors` lists it as escaping.
+  'error-caught-external': 'caught is lost when the exception class is not in the workspace',
+};
 
 const samples = fs
   .readdirSync(SAMPLES, { withFileTypes: true })
