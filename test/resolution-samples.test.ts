@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
-import { actualEdges, parseMarker, readExpectations } from './helpers/expectations';
+import { actualEdges as actual, parseMarker, readExpectations, sourceFiles } from './helpers/expectations';
 import { FIXTURES, copyFixture } from './helpers/workspace';
 
 const SAMPLES = path.join(FIXTURES, 'resolution');
@@ -20,6 +20,10 @@ const KNOWN_BUGS: Record<string, string> = {
   // a builtin exception raised inside a matching `try` reads as not caught, and
   // `trace --direction errors` lists it as escaping.
   'error-caught-external': 'caught is lost when the exception class is not in the workspace',
+  // graph/lookup.ts `path()` keeps the first five of six candidates (`cur.slice(0, 5)`), so the
+  // over-the-limit check in resolve.ts `result()` never fires; and "first" is the order files
+  // entered the model, so an edit elsewhere changes which five are kept (incremental ≠ cold).
+  'candidate-limit': 'six candidates give five ambiguous edges instead of none',
 };
 
 const samples = fs
@@ -35,9 +39,17 @@ async function check(rule: string): Promise<void> {
     await engine.indexWorkspace();
     const expected = readExpectations(root);
     expect(expected.size, `${rule} has no "# expect:" marker`).toBeGreaterThan(0);
-    const actual = actualEdges(engine, expected);
+    const want = Object.fromEntries([...expected].sort());
     // Objects keyed `file:line` give a diff that names the line.
-    expect(Object.fromEntries([...actual].sort())).toEqual(Object.fromEntries([...expected].sort()));
+    expect(Object.fromEntries([...actual(engine, expected)].sort()), 'cold index').toEqual(want);
+    // Incremental = cold: edit the files one at a time, in reverse order (an index kept current
+    // by edits sees its files in another order than a cold run does). The edit adds a function
+    // nothing calls, so the file's own references are resolved again.
+    for (const [i, rel] of sourceFiles(root).reverse().entries()) {
+      fs.appendFileSync(path.join(root, rel), `\n\ndef _edited_${i}():\n    pass\n`);
+      await engine.indexWorkspace();
+    }
+    expect(Object.fromEntries([...actual(engine, expected)].sort()), 'after editing each file, one at a time').toEqual(want);
   } finally {
     await engine.close();
     fs.rmSync(root, { recursive: true, force: true });

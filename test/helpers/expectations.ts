@@ -57,7 +57,7 @@ export function readExpectations(root: string): Expectations {
   return out;
 }
 
-function sourceFiles(root: string, dir = ''): string[] {
+export function sourceFiles(root: string, dir = ''): string[] {
   const out: string[] = [];
   for (const d of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
     const rel = dir ? `${dir}/${d.name}` : d.name;
