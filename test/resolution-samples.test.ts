@@ -26,6 +26,13 @@ const KNOWN_BUGS: Record<string, string> = {
   'candidate-limit': 'six candidates give five ambiguous edges instead of none',
 };
 
+/** A function nothing calls, per source extension the samples use. */
+const UNCALLED_FUNCTION: Record<string, (name: string) => string> = {
+  '.py': (name) => `\n\ndef ${name}():\n    pass\n`,
+  '.ts': (name) => `\nfunction ${name}() {}\n`,
+  '.js': (name) => `\nfunction ${name}() {}\n`,
+};
+
 const samples = fs
   .readdirSync(SAMPLES, { withFileTypes: true })
   .filter((d) => d.isDirectory())
@@ -46,7 +53,7 @@ async function check(rule: string): Promise<void> {
     // by edits sees its files in another order than a cold run does). The edit adds a function
     // nothing calls, so the file's own references are resolved again.
     for (const [i, rel] of sourceFiles(root).reverse().entries()) {
-      fs.appendFileSync(path.join(root, rel), `\n\ndef _edited_${i}():\n    pass\n`);
+      fs.appendFileSync(path.join(root, rel), UNCALLED_FUNCTION[path.extname(rel)](`_edited_${i}`));
       await engine.indexWorkspace();
     }
     expect(Object.fromEntries([...actual(engine, expected)].sort()), 'after editing each file, one at a time').toEqual(want);
