@@ -3,6 +3,7 @@
 // (`# expect: ...`, syntax in fixtures/resolution/README.md); a test indexes the sample with
 // the real engine and compares every marked line, and every line holding a resolved edge.
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
@@ -43,27 +44,48 @@ const samples = fs
   .map((d) => d.name)
   .sort();
 
+const sorted = (m: Map<string, string[]>) => Object.fromEntries([...m].sort());
+
 async function check(rule: string): Promise<void> {
   const root = copyFixture(`resolution/${rule}`);
-  const engine = await Engine.open({ root, workers: 0, embeddings: { model: 'none' } });
+  const grown = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-grown-'));
+  const engines: Engine[] = [];
+  const open = async (at: string) => {
+    const e = await Engine.open({ root: at, workers: 0, embeddings: { model: 'none' } });
+    engines.push(e);
+    return e;
+  };
   try {
-    await engine.indexWorkspace();
     const expected = readExpectations(root);
     expect(expected.size, `${rule} has no "# expect:" marker`).toBeGreaterThan(0);
-    const want = Object.fromEntries([...expected].sort());
+    const want = sorted(expected);
+    const files = sourceFiles(root);
+
+    const cold = await open(root);
+    await cold.indexWorkspace();
     // Objects keyed `file:line` give a diff that names the line.
-    expect(Object.fromEntries([...actual(engine, expected)].sort()), 'cold index').toEqual(want);
-    // Incremental = cold: edit the files one at a time, in reverse order (an index kept current
-    // by edits sees its files in another order than a cold run does). The edit adds a function
-    // nothing calls, so the file's own references are resolved again.
-    for (const [i, rel] of sourceFiles(root).reverse().entries()) {
-      fs.appendFileSync(path.join(root, rel), UNCALLED_FUNCTION[path.extname(rel)](`_edited_${i}`));
-      await engine.indexWorkspace();
+    expect(sorted(actual(cold, expected)), 'cold index').toEqual(want);
+
+    // Incremental = cold, two ways. The files appear one at a time, in reverse order, with an
+    // index run after each (every "appears" row of the spec's re-resolution table)...
+    const inc = await open(grown);
+    for (const rel of [...files].reverse()) {
+      fs.mkdirSync(path.dirname(path.join(grown, rel)), { recursive: true });
+      fs.copyFileSync(path.join(root, rel), path.join(grown, rel));
+      await inc.indexWorkspace();
     }
-    expect(Object.fromEntries([...actual(engine, expected)].sort()), 'after editing each file, one at a time').toEqual(want);
+    expect(sorted(actual(inc, expected)), 'after adding the files one at a time').toEqual(want);
+    // ...then each file is edited in turn: a function nothing calls is appended, so the file
+    // re-enters the model and its own references are resolved again.
+    for (const [i, rel] of files.entries()) {
+      fs.appendFileSync(path.join(grown, rel), UNCALLED_FUNCTION[path.extname(rel)](`_edited_${i}`));
+      await inc.indexWorkspace();
+    }
+    expect(sorted(actual(inc, expected)), 'after editing each file, one at a time').toEqual(want);
   } finally {
-    await engine.close();
+    for (const e of engines) await e.close();
     fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(grown, { recursive: true, force: true });
   }
 }
 
