@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
 import { actualEdges as actual, parseMarker, readExpectations, sourceFiles } from './helpers/expectations';
-import { FIXTURES, copyFixture } from './helpers/workspace';
+import { FIXTURES } from './helpers/workspace';
 
 const SAMPLES = path.join(FIXTURES, 'resolution');
 
@@ -50,8 +50,10 @@ const samples = fs
 
 const sorted = (m: Map<string, string[]>) => Object.fromEntries([...m].sort());
 
-async function check(rule: string): Promise<void> {
-  const root = copyFixture(`resolution/${rule}`);
+/** Checks the sample in folder `src` (copied first: the index is written inside the root). */
+async function check(src: string): Promise<void> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-sample-'));
+  fs.cpSync(src, root, { recursive: true, filter: (f) => path.basename(f) !== '.nsccn' });
   const grown = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-grown-'));
   const engines: Engine[] = [];
   const open = async (at: string) => {
@@ -61,7 +63,7 @@ async function check(rule: string): Promise<void> {
   };
   try {
     const expected = readExpectations(root);
-    expect(expected.size, `${rule} has no "# expect:" marker`).toBeGreaterThan(0);
+    expect(expected.size, `${path.basename(src)} has no "# expect:" marker`).toBeGreaterThan(0);
     const want = sorted(expected);
     const files = sourceFiles(root);
 
@@ -96,8 +98,9 @@ async function check(rule: string): Promise<void> {
 describe('resolution rules, one sample each', () => {
   for (const rule of samples) {
     const bug = KNOWN_BUGS[rule];
-    if (bug) test.fails(`${rule} (known bug: ${bug})`, () => check(rule));
-    else test(rule, () => check(rule));
+    const src = path.join(SAMPLES, rule);
+    if (bug) test.fails(`${rule} (known bug: ${bug})`, () => check(src));
+    else test(rule, () => check(src));
   }
 });
 
@@ -116,6 +119,28 @@ describe('the expectation syntax', () => {
     expect(() => parseMarker('', 'a.py:3')).toThrow('a.py:3: empty expectation');
     expect(() => parseMarker('CALL func:a.py:f', 'a.py:3')).toThrow('a.py:3: "CALL func:a.py:f" is not');
     expect(() => parseMarker('CALLS func:a.py:f (maybe)', 'a.py:3')).toThrow('a.py:3: unknown flag "maybe"');
+  });
+
+  test('a wrong marker, or a resolved edge left unmarked, fails the check and names the line', async () => {
+    const src = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-bad-sample-'));
+    try {
+      const good = fs.readFileSync(path.join(SAMPLES, 'same-file-top-level/app.py'), 'utf8');
+      fs.copyFileSync(path.join(SAMPLES, 'same-file-top-level/other.py'), path.join(src, 'other.py'));
+      // The assertion's actual/expected are the `file:line` objects the diff is printed from.
+      const failure = async () => (await check(src).then(() => null, (e: { actual?: unknown; expected?: unknown }) => e)) ?? {};
+      fs.writeFileSync(path.join(src, 'app.py'), good.replace('# expect: CALLS func:app.py:parse', '# expect: CALLS func:other.py:parse'));
+      expect(await failure()).toMatchObject({ actual: { 'app.py:18': ['CALLS func:app.py:parse'] }, expected: { 'app.py:18': ['CALLS func:other.py:parse'] } });
+      fs.writeFileSync(path.join(src, 'app.py'), good.replace('  # expect: CALLS func:app.py:parse', ''));
+      const unmarked = await failure();
+      expect(unmarked).toMatchObject({ actual: { 'app.py:18': ['CALLS func:app.py:parse'] } });
+      expect(unmarked.expected).not.toHaveProperty(['app.py:18']);
+    } finally {
+      fs.rmSync(src, { recursive: true, force: true });
+    }
+  });
+
+  test('every known bug names a sample', () => {
+    expect(Object.keys(KNOWN_BUGS).filter((k) => !samples.includes(k))).toEqual([]);
   });
 
   test('every sample folder is named in the resolution spec', () => {
