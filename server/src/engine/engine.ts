@@ -18,6 +18,7 @@ import type { EdgeRow, EngineOptions, EntityRow, GraphChange, IndexProgress, Pos
 import { EmbeddingService } from './embed/service';
 import { EngineError } from './errors';
 import { Graph } from './graph/graph';
+import { implementations, subtypes, supertypes } from './graph/hierarchy';
 import { trace, type TraceRequest } from './graph/trace';
 import { LANGUAGES, languageForPath } from './languages/registry';
 import { Parsers } from './parse/parsers';
@@ -339,6 +340,23 @@ export class Engine {
   outgoing(id: string, relations?: Relation[]): EdgeRow[] {
     this.assertOpen();
     return this.store.outgoing(id).map(toEdge).filter((e) => !relations || relations.includes(e.relation));
+  }
+
+  /** Direct bases (`up`) or subclasses (`down`) of a class, from resolved INHERITS edges. */
+  typeHierarchy(id: string, direction: 'supertypes' | 'subtypes'): EntityRow[] {
+    this.assertOpen();
+    const ids = direction === 'supertypes' ? supertypes(this.store, id) : subtypes(this.store, id);
+    return this.rows(ids);
+  }
+
+  /** Methods overriding a method in its class's subclasses; for a class, its subclasses. */
+  implementations(id: string): EntityRow[] {
+    this.assertOpen();
+    return this.rows(implementations(this.store, id));
+  }
+
+  private rows(ids: string[]): EntityRow[] {
+    return ids.map((id) => this.store.entity(id)).filter((r): r is NonNullable<typeof r> => !!r).map(toEntity);
   }
 
   /** Graph resolution of the name under the cursor: a reference's targets, or the entity named there. */

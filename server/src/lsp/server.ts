@@ -18,6 +18,7 @@ import * as P from './params';
 import { references } from './references';
 import { Session } from './session';
 import { documentSymbols, workspaceSymbols } from './symbols';
+import { implementation, prepareTypeHierarchy, typeHierarchyStep } from './typeHierarchy';
 
 /** Starts the server on stdin/stdout (`nsccn lsp [--stdio]`). */
 export function runLanguageServer(): void {
@@ -94,6 +95,24 @@ export function startServer(connection: Connection): Session {
     request('callHierarchy/outgoingCalls', (p) =>
       outgoingCalls(workspaces, 'callHierarchy/outgoingCalls', P.object('callHierarchy/outgoingCalls', p).item),
     ),
+  );
+  connection.languages.typeHierarchy.onPrepare(
+    request('textDocument/prepareTypeHierarchy', (p) => {
+      const { uri, position } = P.textDocumentPosition('textDocument/prepareTypeHierarchy', p);
+      return prepareTypeHierarchy(workspaces, uri, position);
+    }),
+  );
+  connection.languages.typeHierarchy.onSupertypes(
+    request('typeHierarchy/supertypes', (p) => typeHierarchyStep(workspaces, 'typeHierarchy/supertypes', p, 'supertypes')),
+  );
+  connection.languages.typeHierarchy.onSubtypes(
+    request('typeHierarchy/subtypes', (p) => typeHierarchyStep(workspaces, 'typeHierarchy/subtypes', p, 'subtypes')),
+  );
+  connection.onImplementation(
+    request('textDocument/implementation', (p) => {
+      const { uri, position } = P.textDocumentPosition('textDocument/implementation', p);
+      return implementation(workspaces, uri, position);
+    }),
   );
   connection.onCodeLens(request('textDocument/codeLens', (p) => codeLenses(workspaces, P.textDocumentUri('textDocument/codeLens', p))));
   connection.onCodeLensResolve(request('codeLens/resolve', (p) => resolveCodeLens(workspaces, 'codeLens/resolve', p)));

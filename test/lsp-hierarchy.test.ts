@@ -1,0 +1,86 @@
+// End to end: type hierarchy and go-to-implementation from INHERITS edges, over the real server
+// on fixtures/python/shop (Model <- User, Order; both override Model.__init__, neither save).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { LspClient, copyShop, fileUri, tempDir } from './helpers/lsp-client';
+import type { LspRange } from './helpers/lsp-text';
+
+interface TItem {
+  name: string;
+  uri: string;
+  selectionRange: LspRange;
+  data?: { id: string };
+}
+
+let client: LspClient;
+let root: string;
+let cleanup: () => void;
+const uri = (rel: string) => fileUri(path.join(root, rel));
+function at(rel: string, needle: string): { line: number; character: number } {
+  const lines = fs.readFileSync(path.join(root, rel), 'utf8').split('\n');
+  const line = lines.findIndex((l) => l.includes(needle));
+  if (line < 0) throw new Error(`${needle} not in ${rel}`);
+  return { line, character: lines[line].indexOf(needle) };
+}
+const prepare = (rel: string, needle: string) =>
+  client.request<TItem[] | null>('textDocument/prepareTypeHierarchy', { textDocument: { uri: uri(rel) }, position: at(rel, needle) });
+const names = (items: TItem[] | null) => (items ?? []).map((i) => i.data?.id ?? i.name).sort();
+
+beforeAll(async () => {
+  ({ dir: root, cleanup } = tempDir('nsccn-lsp-types-'));
+  copyShop(root);
+  client = await LspClient.start({ folders: [root] });
+  await client.waitReady();
+});
+afterAll(async () => {
+  expect(await client.stop()).toBe(0);
+  cleanup();
+});
+
+describe('type hierarchy', () => {
+  it('advertises the type hierarchy and implementation providers', () => {
+    expect(client.capabilities.typeHierarchyProvider).toBe(true);
+    expect(client.capabilities.implementationProvider).toBe(true);
+  });
+
+  it('Model: no supertypes in the workspace, subtypes User and Order', async () => {
+    const [model] = (await prepare('shop/base.py', 'Model:'))!;
+    expect(model.data?.id).toBe('class:shop/base.py:Model');
+    expect(await client.request('typeHierarchy/supertypes', { item: model })).toEqual([]);
+    expect(names(await client.request<TItem[]>('typeHierarchy/subtypes', { item: model }))).toEqual(['class:shop/models.py:Order', 'class:shop/models.py:User']);
+  });
+
+  it('User: supertype Model, found from a base-class reference too', async () => {
+    const [user] = (await prepare('shop/models.py', 'User(Model)'))!;
+    expect(user.data?.id).toBe('class:shop/models.py:User');
+    const supers = await client.request<TItem[]>('typeHierarchy/supertypes', { item: user });
+    expect(names(supers)).toEqual(['class:shop/base.py:Model']);
+    expect(supers[0].uri).toBe(uri('shop/base.py'));
+    // An item without data is found again by its position.
+    const bare = { ...user, data: undefined };
+    expect(names(await client.request<TItem[]>('typeHierarchy/supertypes', { item: bare }))).toEqual(['class:shop/base.py:Model']);
+  });
+
+  it('outside any class: null', async () => {
+    expect(await prepare('shop/base.py', 'REGISTRY = {}')).toBeNull();
+  });
+});
+
+describe('implementation', () => {
+  const impl = (rel: string, needle: string) =>
+    client.request<Array<{ uri: string; range: LspRange }> | null>('textDocument/implementation', { textDocument: { uri: uri(rel) }, position: at(rel, needle) });
+  const where = (locs: Array<{ uri: string; range: LspRange }> | null) => (locs ?? []).map((l) => `${path.relative(root, new URL(l.uri).pathname)}:${l.range.start.line + 1}`).sort();
+
+  it('a method: its overrides in subclasses', async () => {
+    expect(where(await impl('shop/base.py', '__init__'))).toEqual([`shop/models.py:${at('shop/models.py', 'def __init__(self, email').line + 1}`, `shop/models.py:${at('shop/models.py', 'def __init__(self, user').line + 1}`].sort());
+  });
+
+  it('a method nobody overrides: null', async () => {
+    expect(await impl('shop/base.py', 'def save')).toBeNull();
+  });
+
+  it('a class: its subclasses', async () => {
+    expect(where(await impl('shop/base.py', 'class Model'))).toEqual(['shop/models.py:25', 'shop/models.py:6'].sort());
+  });
+});
