@@ -98,6 +98,24 @@ export interface ErrorData {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Token budgets: `maxTokens` on search, skeleton, trace and window. The answer is cut by
+// usefulness until its JSON (estimated with the engine's BPE-like counter) fits, and says what it
+// dropped in `truncated`. Text views print less than the JSON, so they fit too.
+
+export const MAX_TOKENS_MIN = 20;
+export const MAX_TOKENS_MAX = 1_000_000;
+
+export interface Truncation {
+  maxTokens: number;
+  /** Estimated tokens of the answer as returned. */
+  tokens: number;
+  /** What was left out, by kind (e.g. `{"edges": 40, "unresolved edges": 30}`). */
+  dropped: Record<string, number>;
+  /** One line for people: what was dropped and how to see it. */
+  note: string;
+}
+
+// ---------------------------------------------------------------------------------------------
 // nsccn/search — Locate
 
 export interface SearchParams {
@@ -106,6 +124,8 @@ export interface SearchParams {
   kinds?: EntityKind[];
   /** Path prefixes or globs (workspace-relative) to restrict results to. */
   paths?: string[];
+  /** Token budget: results are dropped from the lowest rank up until the answer fits. */
+  maxTokens?: number;
 }
 
 export interface SearchResult {
@@ -127,13 +147,23 @@ export interface SearchResponse {
   results: SearchResult[];
   /** The streams that took part, e.g. ["lexical", "semantic:static"]. */
   streams: string[];
+  truncated?: Truncation;
 }
 
 // ---------------------------------------------------------------------------------------------
 // nsccn/skeleton — Orient
 
+/** How much of each docstring a skeleton keeps: all of it, its first line and `...`, or none. */
+export type DocsLevel = 'full' | 'first-line' | 'none';
+export const DOCS_LEVELS: readonly DocsLevel[] = ['full', 'first-line', 'none'];
+export const DEFAULT_DOCS_LEVEL: DocsLevel = 'first-line';
+
 export interface SkeletonParams {
   uri: string;
+  /** Default `first-line`. */
+  docs?: DocsLevel;
+  /** Token budget: docstrings go first, then the most deeply nested lines. */
+  maxTokens?: number;
 }
 
 export interface SkeletonEntity {
@@ -152,6 +182,9 @@ export interface Skeleton {
   originalTokens: number;
   skeletonTokens: number;
   entities: SkeletonEntity[];
+  /** The docstring level the text was made with. */
+  docs?: DocsLevel;
+  truncated?: Truncation;
 }
 
 export interface SkeletonResponse extends Skeleton {
@@ -178,6 +211,8 @@ export interface TraceParams {
   direction: TraceDirection;
   depth?: number;
   relations?: Relation[];
+  /** Token budget: the farthest hops go first, unresolved names before resolved ones. */
+  maxTokens?: number;
 }
 
 export interface TraceEdge {
@@ -210,6 +245,7 @@ export interface TraceResult {
   entities: Record<string, TraceEntity>;
   /** `errors` direction from a function: exception ids (or names) that can escape it. */
   escaping?: string[];
+  truncated?: Truncation;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,6 +256,8 @@ export interface WindowParams {
   uri?: string;
   position?: Position;
   contextLines?: number;
+  /** Token budget: context lines go first, then the entity's last lines. */
+  maxTokens?: number;
 }
 
 export interface Window {
@@ -233,6 +271,7 @@ export interface Window {
   entityEnd: number;
   /** The lines, each prefixed with its number: `  12 | def f():`. */
   code: string;
+  truncated?: Truncation;
 }
 
 export interface WindowResponse extends Window {

@@ -1,24 +1,50 @@
 // Human-readable renderings of the protocol shapes for the terminal (--json prints them as is).
-import type { IndexSummary, SearchResponse, StatsResponse, TraceResult } from '../../../protocol';
+import type { IndexSummary, SearchResponse, Skeleton, StatsResponse, TraceResult, Truncation, Window } from '../../../protocol';
 
 export function formatSummary(s: IndexSummary): string {
   const parts = [`${s.parsed} parsed`, `${s.unchanged} unchanged`, `${s.deleted} deleted`, `${s.skipped.length} skipped`];
   return `indexed ${s.files} files (${parts.join(', ')}): ${s.entities} entities, ${s.edges} edges in ${s.seconds.toFixed(2)} s`;
 }
 
-export function formatSearch(r: SearchResponse): string {
-  if (!r.results.length) return `no results (streams: ${r.streams.join(', ')})`;
-  const w = Math.max(...r.results.map((x) => x.id.length));
-  return r.results.map((x) => `${x.score.toFixed(4)}  ${x.id.padEnd(w)}  ${x.file}:${x.line}  ${x.signature}`).join('\n');
+/** The line that says what a token budget dropped (empty when nothing was). */
+function truncatedLine(t: Truncation | undefined): string[] {
+  return t ? [`[truncated: ${t.note}]`] : [];
 }
 
-export function formatTrace(t: TraceResult): string {
+export function formatSearch(r: SearchResponse): string {
+  if (!r.results.length) return [`no results (streams: ${r.streams.join(', ')})`, ...truncatedLine(r.truncated)].join('\n');
+  const w = Math.max(...r.results.map((x) => x.id.length));
+  return [...r.results.map((x) => `${x.score.toFixed(4)}  ${x.id.padEnd(w)}  ${x.file}:${x.line}  ${x.signature}`), ...truncatedLine(r.truncated)].join('\n');
+}
+
+export function formatSkeleton(s: Skeleton): string {
+  return [s.text.trimEnd(), ...truncatedLine(s.truncated)].join('\n');
+}
+
+export function formatWindow(w: Window): string {
+  return [`${w.file}:${w.start}-${w.end}`, w.code, ...truncatedLine(w.truncated)].join('\n');
+}
+
+/** How many distinct unresolved names the summary line names before "…". */
+const UNRESOLVED_NAMED = 6;
+
+/**
+ * A trace as an indented tree. Unresolved names (builtins, libraries) stay in the data but are
+ * one summary line here unless `unresolved` is set: they are most of a deep trace's lines and
+ * rarely what the reader is after.
+ */
+export function formatTrace(t: TraceResult, opts: { unresolved?: boolean } = {}): string {
   const lines: string[] = [];
+  const hidden = new Map<string, number>();
   const sig = (id: string) => t.entities[id]?.signature ?? '';
   lines.push(`${t.root}  ${sig(t.root)}`);
   const seen = new Set<string>([t.root]);
   const walk = (id: string, indent: string) => {
     for (const e of t.adjacency[id] ?? []) {
+      if (!e.resolved && !opts.unresolved) {
+        hidden.set(e.target, (hidden.get(e.target) ?? 0) + 1);
+        continue;
+      }
       const flags = [e.resolved ? '' : 'unresolved', e.ambiguous ? 'ambiguous' : '', e.caught ? 'caught' : ''].filter(Boolean).join(', ');
       const at = e.line ? ` (line ${e.line})` : '';
       lines.push(`${indent}${e.incoming ? '←' : '→'} ${e.relation} ${e.incoming ? 'from' : 'to'} ${e.target}${at}${flags ? ` [${flags}]` : ''}`);
@@ -29,7 +55,14 @@ export function formatTrace(t: TraceResult): string {
     }
   };
   walk(t.root, '  ');
+  if (hidden.size) {
+    const total = [...hidden.values()].reduce((a, b) => a + b, 0);
+    const names = [...hidden.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([n]) => n);
+    const shown = names.slice(0, UNRESOLVED_NAMED).join(', ') + (names.length > UNRESOLVED_NAMED ? ', …' : '');
+    lines.push(`  + ${total} unresolved (${shown}); --unresolved lists them`);
+  }
   if (t.escaping) lines.push(`can escape: ${t.escaping.length ? t.escaping.join(', ') : 'nothing'}`);
+  lines.push(...truncatedLine(t.truncated));
   return lines.join('\n');
 }
 

@@ -4,7 +4,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
+  DocsLevel,
   IndexSummary,
+  SearchResponse,
   Relation,
   SearchParams,
   Skeleton,
@@ -13,7 +15,11 @@ import type {
   TraceResult,
   Window,
 } from '../../../protocol';
-import { ErrorCodes, RELATIONS } from '../../../protocol';
+import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS } from '../../../protocol';
+import { fitSearch, fitWindow } from './budget/lists';
+import { checkMaxTokens } from './budget/measure';
+import { fitSkeleton } from './budget/skeleton';
+import { fitTrace } from './budget/trace';
 import type { EdgeRow, EngineOptions, EntityRow, GraphChange, IndexProgress, Position, TextChange } from './api';
 import { EmbeddingService } from './embed/service';
 import { EngineError } from './errors';
@@ -40,6 +46,11 @@ import { processFile } from './workspace/process';
 import { decodeSource } from './workspace/read';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+
+export interface SkeletonOptions {
+  docs?: DocsLevel;
+  maxTokens?: number;
+}
 
 export interface FileChange {
   path: string;
@@ -267,9 +278,10 @@ export class Engine {
 
   // --- queries -------------------------------------------------------------------------------
 
-  async search(params: SearchParams): Promise<{ results: DetailedSearch['results']; streams: string[] }> {
+  async search(params: SearchParams): Promise<SearchResponse> {
+    const maxTokens = checkMaxTokens(params.maxTokens);
     const { results, streams } = await this.searchDetailed(params);
-    return { results, streams };
+    return maxTokens === undefined ? { results, streams } : fitSearch({ results, streams }, maxTokens);
   }
 
   /** Search with each stream's own ranking (for the eval). */
@@ -278,13 +290,17 @@ export class Engine {
     return this.search_.search(params);
   }
 
-  skeleton(file: string): Skeleton {
+  skeleton(file: string, opts: SkeletonOptions = {}): Skeleton {
     this.assertOpen();
+    const docs = opts.docs ?? DEFAULT_DOCS_LEVEL;
+    if (!DOCS_LEVELS.includes(docs)) throw new EngineError(ErrorCodes.InvalidParams, `docs must be one of ${DOCS_LEVELS.join(', ')}, got ${JSON.stringify(opts.docs)}`);
+    const maxTokens = checkMaxTokens(opts.maxTokens);
     const rel = this.relativePath(file);
     const lang = languageForPath(rel);
     if (!lang) throw new EngineError(ErrorCodes.NotIndexed, `${rel} is not in a language NSCCN reads`);
     const text = this.fileText(rel);
-    return skeletonOf(this.store, this.parsers, lang, rel, text, this.docs.get(rel)?.tree);
+    const make = (level: DocsLevel) => skeletonOf(this.store, this.parsers, lang, rel, text, this.docs.get(rel)?.tree, level);
+    return maxTokens === undefined ? make(docs) : fitSkeleton(make, docs, maxTokens);
   }
 
   trace(req: TraceRequest): TraceResult {
@@ -294,14 +310,18 @@ export class Engine {
       const bad = req.relations.filter((r) => !RELATIONS.includes(r));
       if (bad.length) throw new EngineError(ErrorCodes.InvalidParams, `unknown relation ${bad.join(', ')}; known: ${RELATIONS.join(', ')}`);
     }
-    return trace(this.store, this.graph, req, root.kind);
+    const maxTokens = checkMaxTokens(req.maxTokens);
+    const t = trace(this.store, this.graph, req, root.kind);
+    return maxTokens === undefined ? t : fitTrace(t, maxTokens);
   }
 
-  window(id: string, contextLines?: number): Window {
+  window(id: string, contextLines?: number, maxTokens?: number): Window {
     this.assertOpen();
+    const budget = checkMaxTokens(maxTokens);
     const e = this.entity(id);
     if (!e.file) throw new EngineError(ErrorCodes.InvalidParams, `${id} is a ${e.kind}, not code: it has no source window`);
-    return sourceWindow(e, this.fileText(e.file), contextLines);
+    const w = sourceWindow(e, this.fileText(e.file), contextLines);
+    return budget === undefined ? w : fitWindow(w, budget);
   }
 
   entity(id: string): EntityRow {

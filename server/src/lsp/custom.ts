@@ -2,6 +2,9 @@
 // with the names and shapes of protocol/index.ts. Params are validated here, field by field;
 // an entity can be named by id or by a cursor (uri + position).
 import {
+  DOCS_LEVELS,
+  MAX_TOKENS_MAX,
+  MAX_TOKENS_MIN,
   RELATIONS,
   TRACE_DIRECTIONS,
   TRACE_MAX_DEPTH,
@@ -15,6 +18,7 @@ import {
   type WindowResponse,
 } from '../../../protocol';
 import { ENTITY_KINDS, ErrorCodes } from '../../../protocol';
+import { fitSearch } from '../engine/budget/lists';
 import { EngineError } from '../engine/errors';
 import { pathToUri } from './convert';
 import { entityAtCursor } from './cursor';
@@ -39,6 +43,7 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
   if (kinds) params.kinds = kinds;
   const paths = P.optionalStrings(method, o, 'paths');
   if (paths) params.paths = paths;
+  const maxTokens = maxTokensParam(method, o);
 
   const answers = await Promise.all(workspaces.list().map(async (ws) => ({ ws, res: await ws.engine.search(params) })));
   const streams = new Set<string>();
@@ -50,13 +55,18 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
   if (answers.length > 1) results.sort((a, b) => b.score - a.score);
   // With one folder the engine's own limit applies; merged answers keep the largest one asked.
   const cap = limit ?? Math.max(0, ...answers.map((a) => a.res.results.length));
-  return { results: results.slice(0, cap), streams: [...streams] };
+  const merged = { results: results.slice(0, cap), streams: [...streams] };
+  // The budget applies to the merged answer, so it is cut here, once.
+  return maxTokens === undefined ? merged : fitSearch(merged, maxTokens);
 }
 
 export function skeleton(workspaces: Workspaces, method: string, raw: unknown): SkeletonResponse {
-  const uri = P.string(method, P.object(method, raw), 'uri');
+  const o = P.object(method, raw);
+  const uri = P.string(method, o, 'uri');
+  const docs = o.docs === undefined || o.docs === null ? undefined : P.oneOf(method, o, 'docs', DOCS_LEVELS);
+  const maxTokens = maxTokensParam(method, o);
   const { ws, path } = workspaces.route(uri);
-  return { ...ws.engine.skeleton(path), uri };
+  return { ...ws.engine.skeleton(path, { docs, maxTokens }), uri };
 }
 
 export function trace(workspaces: Workspaces, method: string, raw: unknown): TraceResult {
@@ -64,15 +74,17 @@ export function trace(workspaces: Workspaces, method: string, raw: unknown): Tra
   const direction = P.oneOf(method, o, 'direction', TRACE_DIRECTIONS);
   const depth = P.optionalInt(method, o, 'depth', 1, TRACE_MAX_DEPTH);
   const relations = P.optionalStrings(method, o, 'relations', RELATIONS);
+  const maxTokens = maxTokensParam(method, o);
   const { ws, id } = target(workspaces, method, o);
-  return ws.engine.trace({ id, direction, ...(depth !== undefined ? { depth } : {}), ...(relations ? { relations } : {}) });
+  return ws.engine.trace({ id, direction, ...(depth !== undefined ? { depth } : {}), ...(relations ? { relations } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}) });
 }
 
 export function window(workspaces: Workspaces, method: string, raw: unknown): WindowResponse {
   const o = P.object(method, raw);
   const contextLines = P.optionalInt(method, o, 'contextLines', 0, WINDOW_MAX_CONTEXT);
+  const maxTokens = maxTokensParam(method, o);
   const { ws, id } = target(workspaces, method, o);
-  const w = ws.engine.window(id, contextLines);
+  const w = ws.engine.window(id, contextLines, maxTokens);
   return { ...w, uri: pathToUri(ws.engine.absolutePath(w.file)) };
 }
 
@@ -119,6 +131,10 @@ function target(workspaces: Workspaces, method: string, o: P.Obj): { ws: Workspa
     throw new EngineError(ErrorCodes.BadPosition, `no entity at ${uri}:${pos.line + 1}:${pos.character + 1}`);
   }
   return { ws, id: found.entity.id };
+}
+
+function maxTokensParam(method: string, o: P.Obj): number | undefined {
+  return P.optionalInt(method, o, 'maxTokens', MAX_TOKENS_MIN, MAX_TOKENS_MAX);
 }
 
 function sum(xs: number[]): number {

@@ -19,6 +19,7 @@ export interface TraceRequest {
   direction: TraceDirection;
   depth?: number;
   relations?: Relation[];
+  maxTokens?: number;
 }
 
 type Step = {

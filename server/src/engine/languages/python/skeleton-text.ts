@@ -175,3 +175,23 @@ export class ImportSummary {
     return `# imports: ${items.join(', ')}`;
   }
 }
+
+const STRING_OPEN = /^([rRuUbBfF]{0,2})("""|'''|"|')/;
+
+/**
+ * A docstring as the skeleton shows it at a docs level: `full` as written, `none` not at all
+ * (null), `first-line` its first non-blank line and ` ...` when more follows, in its own quotes
+ * (`"""Summary. ..."""`), so the skeleton still reads as Python.
+ */
+export function docstringAt(text: string, level: 'full' | 'first-line' | 'none'): string | null {
+  if (level === 'none') return null;
+  if (level === 'full' || !text.includes('\n')) return text;
+  const open = STRING_OPEN.exec(text);
+  if (!open || !text.endsWith(open[2])) return `${text.slice(0, text.indexOf('\n')).trimEnd()} ...`; // implicit concatenation
+  const body = text.slice(open[0].length, text.length - open[2].length);
+  const lines = body.split('\n').map((l) => l.trim());
+  const first = lines.findIndex((l) => l !== '');
+  if (first === -1) return `${open[0]}${open[2]}`;
+  const more = lines.slice(first + 1).some((l) => l !== '');
+  return `${open[0]}${lines[first]}${more ? ' ...' : ''}${open[2]}`;
+}

@@ -1,10 +1,12 @@
-// End to end: type hierarchy and go-to-implementation from INHERITS edges, over the real server
-// on fixtures/python/shop (Model <- User, Order; both override Model.__init__, neither save).
+// End to end over the real server on fixtures/python/shop: type hierarchy and go-to-
+// implementation from INHERITS edges (Model <- User, Order; both override Model.__init__, neither
+// save), and the answer-shaping params of the nsccn/* requests (maxTokens, docs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LspClient, copyShop, fileUri, tempDir } from './helpers/lsp-client';
 import type { LspRange } from './helpers/lsp-text';
+import { ErrorCodes, Methods, type SearchResponse, type SkeletonResponse, type TraceResult, type WindowResponse } from '../protocol';
 
 interface TItem {
   name: string;
@@ -82,5 +84,54 @@ describe('implementation', () => {
 
   it('a class: its subclasses', async () => {
     expect(where(await impl('shop/base.py', 'class Model'))).toEqual(['shop/models.py:25', 'shop/models.py:6'].sort());
+  });
+});
+
+describe('nsccn/* answer params', () => {
+  async function rpcError(method: string, params: unknown): Promise<{ code: number; message: string }> {
+    try {
+      await client.request(method, params);
+    } catch (e) {
+      return e as { code: number; message: string };
+    }
+    throw new Error(`${method} succeeded; an error was expected`);
+  }
+
+  it('nsccn/skeleton takes docs and maxTokens', async () => {
+    const none = await client.request<SkeletonResponse>(Methods.skeleton, { uri: uri('shop/base.py'), docs: 'none' });
+    expect(none.docs).toBe('none');
+    expect(none.text).not.toContain('"""');
+    expect(none.text).toContain('def save(self): ...');
+    const def = await client.request<SkeletonResponse>(Methods.skeleton, { uri: uri('shop/base.py') });
+    expect(def.docs).toBe('first-line');
+    expect(def.text).toContain('def save(self):\n        """Write the row to storage."""');
+    const cut = await client.request<SkeletonResponse>(Methods.skeleton, { uri: uri('shop/base.py'), maxTokens: 120 });
+    expect(cut.truncated?.maxTokens).toBe(120);
+    expect(cut.truncated!.tokens).toBeLessThanOrEqual(120);
+  });
+
+  it('nsccn/trace, nsccn/search and nsccn/window take maxTokens and say what they dropped', async () => {
+    const t = await client.request<TraceResult>(Methods.trace, { id: 'func:shop/services/checkout.py:checkout', direction: 'down', maxTokens: 200 });
+    expect(t.truncated?.dropped.edges).toBeGreaterThan(0);
+    expect(t.truncated!.tokens).toBeLessThanOrEqual(200);
+    const s = await client.request<SearchResponse>(Methods.search, { query: 'order', limit: 20, maxTokens: 150 });
+    expect(s.truncated?.dropped.results).toBeGreaterThan(0);
+    const w = await client.request<WindowResponse>(Methods.window, { id: 'func:shop/services/checkout.py:checkout', contextLines: 5, maxTokens: 150 });
+    expect(w.truncated?.dropped['context lines']).toBeGreaterThan(0);
+    expect(w.uri).toBe(uri('shop/services/checkout.py'));
+  });
+
+  it('bad docs or maxTokens: InvalidParams naming the field', async () => {
+    for (const [method, params, field] of [
+      [Methods.skeleton, { uri: uri('shop/base.py'), docs: 'most' }, 'docs'],
+      [Methods.skeleton, { uri: uri('shop/base.py'), maxTokens: 3 }, 'maxTokens'],
+      [Methods.trace, { id: 'func:shop/base.py:_write', direction: 'up', maxTokens: 'lots' }, 'maxTokens'],
+      [Methods.search, { query: 'x', maxTokens: 1.5 }, 'maxTokens'],
+      [Methods.window, { id: 'func:shop/base.py:_write', maxTokens: -1 }, 'maxTokens'],
+    ] as const) {
+      const err = await rpcError(method, params);
+      expect(err.code).toBe(ErrorCodes.InvalidParams);
+      expect(err.message).toContain(field);
+    }
   });
 });
