@@ -192,6 +192,13 @@ export function docstringAt(text: string, level: 'full' | 'first-line' | 'none')
   const lines = body.split('\n').map((l) => l.trim());
   const first = lines.findIndex((l) => l !== '');
   if (first === -1) return `${open[0]}${open[2]}`;
-  const more = lines.slice(first + 1).some((l) => l !== '');
-  return `${open[0]}${lines[first]}${more ? ' ...' : ''}${open[2]}`;
+  // A first line that runs on past its first sentence ("Checks X.  Null sessions are") is cut
+  // at the sentence's end: the summary, not a wrapped fragment of the paragraph.
+  const sentence = FIRST_SENTENCE.exec(lines[first]);
+  const line = sentence ? sentence[1] : lines[first];
+  const more = line !== lines[first] || lines.slice(first + 1).some((l) => l !== '');
+  return `${open[0]}${line}${more ? ' ...' : ''}${open[2]}`;
 }
+
+/** Up to the first `.`, `!` or `?` followed by whitespace and more text (not `e.g. x`, `1.5`). */
+const FIRST_SENTENCE = /^(.*?[a-z)`'"\]][.!?])\s+(?=[A-Z(`"'])/;
