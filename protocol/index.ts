@@ -198,6 +198,9 @@ export type TraceDirection = 'up' | 'down' | 'state' | 'errors' | 'config';
 export const TRACE_DIRECTIONS: readonly TraceDirection[] = ['up', 'down', 'state', 'errors', 'config'];
 export const TRACE_DEFAULT_DEPTH = 3;
 export const TRACE_MAX_DEPTH = 10;
+/** Paths between two entities (`to`): how many by default and at most. */
+export const TRACE_DEFAULT_PATHS = 3;
+export const TRACE_MAX_PATHS = 20;
 
 export interface Position {
   line: number; // 0-based, as in LSP
@@ -211,8 +214,30 @@ export interface TraceParams {
   direction: TraceDirection;
   depth?: number;
   relations?: Relation[];
-  /** Token budget: the farthest hops go first, unresolved names before resolved ones. */
+  /** Token budget: unresolved names go first, then the farthest hops. */
   maxTokens?: number;
+  /**
+   * Another entity: answer the shortest paths from the root to it over `relations` (default
+   * CALLS) instead of a traversal; `depth` bounds their length (default TRACE_MAX_DEPTH).
+   */
+  to?: string;
+  /** With `to`: at most this many paths, shortest first (default TRACE_DEFAULT_PATHS). */
+  k?: number;
+}
+
+/** One step of a path: an edge from `from` to `to`, at its site. */
+export interface PathHop {
+  from: string;
+  to: string;
+  relation: Relation;
+  /** 1-based line of the site in `from`'s file, and that line's text (trimmed). */
+  line: number;
+  code?: string;
+  ambiguous?: boolean;
+}
+
+export interface TracePath {
+  hops: PathHop[];
 }
 
 export interface TraceEdge {
@@ -245,6 +270,9 @@ export interface TraceResult {
   entities: Record<string, TraceEntity>;
   /** `errors` direction from a function: exception ids (or names) that can escape it. */
   escaping?: string[];
+  /** With `to`: the target, and the paths found (shortest first; empty: it is not reached). */
+  to?: string;
+  paths?: TracePath[];
   truncated?: Truncation;
 }
 

@@ -73,6 +73,27 @@ describe('trace text', () => {
   });
 });
 
+describe('trace --to', () => {
+  test('each hop with its file:line and code', () => {
+    expect(nsccn('trace', 'func:app.py:main', '--to', 'method:service/store.py:Store.get').stdout).toBe(
+      [
+        'func:app.py:main → method:service/store.py:Store.get: 1 path',
+        'path 1 (3 hops)',
+        '  func:app.py:main',
+        '  → CALLS method:service/core.py:Service.refund',
+        '      app.py:7  app.refund("a@example.com", 5)',
+        '  → CALLS method:service/core.py:Service.charge',
+        '      service/core.py:47  self.charge(email, -amount)',
+        '  → CALLS method:service/store.py:Store.get',
+        '      service/core.py:39  account = self.store.get(email)',
+        '',
+      ].join('\n'),
+    );
+    expect(nsccn('trace', 'method:service/store.py:Store.get', '--to', 'func:app.py:main', '--depth', '4').stdout).toBe('method:service/store.py:Store.get → func:app.py:main: no path within 4 hops\n');
+    expect(nsccn('trace', 'func:app.py:main', '--to', 'func:app.py:main', '--k', '99').code).toBe(2);
+  });
+});
+
 describe('skeleton --docs', () => {
   test('none, first-line (default) and a bad level', () => {
     expect(nsccn('skeleton', 'service/errors.py', '--docs', 'none').stdout).toBe('class ServiceError(Exception): ...\n\nclass NotFound(ServiceError): ...\n\nclass Declined(ServiceError): ...\n');

@@ -121,6 +121,12 @@ describe('nsccn/* answer params', () => {
     expect(w.uri).toBe(uri('shop/services/checkout.py'));
   });
 
+  it('nsccn/trace with `to` answers paths (direction may be left out)', async () => {
+    const t = await client.request<TraceResult>(Methods.trace, { id: 'func:shop/services/checkout.py:checkout', to: 'func:shop/base.py:_write', k: 2 });
+    expect(t.paths!.map((p) => p.hops.map((h) => `${h.to}@${h.line}`))).toEqual([['func:shop/base.py:_write@13']]);
+    expect(t.paths![0].hops[0].code).toBe('base._write("log", {})');
+  });
+
   it('bad docs or maxTokens: InvalidParams naming the field', async () => {
     for (const [method, params, field] of [
       [Methods.skeleton, { uri: uri('shop/base.py'), docs: 'most' }, 'docs'],
@@ -128,6 +134,8 @@ describe('nsccn/* answer params', () => {
       [Methods.trace, { id: 'func:shop/base.py:_write', direction: 'up', maxTokens: 'lots' }, 'maxTokens'],
       [Methods.search, { query: 'x', maxTokens: 1.5 }, 'maxTokens'],
       [Methods.window, { id: 'func:shop/base.py:_write', maxTokens: -1 }, 'maxTokens'],
+      [Methods.trace, { id: 'func:shop/base.py:_write', to: 'func:shop/base.py:register', k: 50 }, 'k'],
+      [Methods.trace, { id: 'func:shop/base.py:_write', to: 7 }, 'to'],
     ] as const) {
       const err = await rpcError(method, params);
       expect(err.code).toBe(ErrorCodes.InvalidParams);

@@ -2,7 +2,7 @@
 // The `nsccn` command. Every command takes --root (default: the current directory) and --json.
 // Exit codes: 0 success, 1 an error (one line on stderr), 2 bad usage.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX, MAX_TOKENS_MIN, TRACE_DEFAULT_DEPTH, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, type DocsLevel, type TraceDirection } from '../../../protocol';
+import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX, MAX_TOKENS_MIN, TRACE_DEFAULT_DEPTH, TRACE_DEFAULT_PATHS, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS, type DocsLevel, type TraceDirection } from '../../../protocol';
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
 import { formatSearch, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
@@ -70,12 +70,14 @@ export function buildProgram(): Command {
 
   common(program.command('trace <id>').description('follow the causal graph from an entity'))
     .addOption(new Option('--direction <dir>', 'up, down, state, errors or config').choices(TRACE_DIRECTIONS as string[]).default('down'))
-    .option('--depth <n>', `levels to follow (max ${TRACE_MAX_DEPTH})`, intArg(1, TRACE_MAX_DEPTH), TRACE_DEFAULT_DEPTH)
+    .option('--depth <n>', `levels to follow (default ${TRACE_DEFAULT_DEPTH}; with --to, the longest path, default ${TRACE_MAX_DEPTH})`, intArg(1, TRACE_MAX_DEPTH))
+    .option('--to <id>', 'the shortest paths from <id> to this entity, each hop with its line')
+    .option('--k <n>', `with --to: how many paths, shortest first (default ${TRACE_DEFAULT_PATHS})`, intArg(1, TRACE_MAX_PATHS))
     .option('--relations <rel...>', 'only these relations (CALLS, MUTATES, ...); up/down follow them instead of CALLS (INHERITS: subclasses/bases)')
     .option('--unresolved', 'list unresolved names (builtins, libraries) instead of one summary line', false)
     .addOption(maxTokensOption())
-    .action(async (id: string, o: GlobalOptions & { direction: TraceDirection; depth: number; relations?: string[]; unresolved: boolean; maxTokens?: number }) => {
-      const r = await withEngine(o, (e) => e.trace({ id, direction: o.direction, depth: o.depth, relations: o.relations as never, maxTokens: o.maxTokens }));
+    .action(async (id: string, o: GlobalOptions & { direction: TraceDirection; depth?: number; relations?: string[]; unresolved: boolean; maxTokens?: number; to?: string; k?: number }) => {
+      const r = await withEngine(o, (e) => e.trace({ id, direction: o.direction, depth: o.depth, relations: o.relations as never, maxTokens: o.maxTokens, to: o.to, k: o.k }));
       print(o.json, r, () => formatTrace(r, { unresolved: o.unresolved }));
     });
 

@@ -34,6 +34,7 @@ const UNRESOLVED_NAMED = 6;
  * rarely what the reader is after.
  */
 export function formatTrace(t: TraceResult, opts: { unresolved?: boolean } = {}): string {
+  if (t.paths) return formatPaths(t);
   const lines: string[] = [];
   const hidden = new Map<string, number>();
   const sig = (id: string) => t.entities[id]?.signature ?? '';
@@ -62,6 +63,24 @@ export function formatTrace(t: TraceResult, opts: { unresolved?: boolean } = {})
     lines.push(`  + ${total} unresolved (${shown}); --unresolved lists them`);
   }
   if (t.escaping) lines.push(`can escape: ${t.escaping.length ? t.escaping.join(', ') : 'nothing'}`);
+  lines.push(...truncatedLine(t.truncated));
+  return lines.join('\n');
+}
+
+/** `trace A --to B`: each path as its hops, with the site's file:line and code. */
+function formatPaths(t: TraceResult): string {
+  const paths = t.paths ?? [];
+  const lines = [`${t.root} → ${t.to}: ${paths.length ? `${paths.length} path${paths.length === 1 ? '' : 's'}` : `no path within ${t.depth} hops`}`];
+  paths.forEach((p, i) => {
+    lines.push(`path ${i + 1} (${p.hops.length} hop${p.hops.length === 1 ? '' : 's'})`);
+    lines.push(`  ${t.root}`);
+    for (const h of p.hops) {
+      const file = t.entities[h.from]?.file;
+      const at = file ? `${file}:${h.line}` : `line ${h.line}`;
+      lines.push(`  → ${h.relation} ${h.to}${h.ambiguous ? ' [ambiguous]' : ''}`);
+      lines.push(`      ${at}${h.code ? `  ${h.code}` : ''}`);
+    }
+  });
   lines.push(...truncatedLine(t.truncated));
   return lines.join('\n');
 }

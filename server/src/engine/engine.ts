@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
   DocsLevel,
+  EntityKind,
   IndexSummary,
   SearchResponse,
   Relation,
@@ -25,7 +26,8 @@ import { EmbeddingService } from './embed/service';
 import { EngineError } from './errors';
 import { Graph } from './graph/graph';
 import { implementations, subtypes, supertypes } from './graph/hierarchy';
-import { trace, type TraceRequest } from './graph/trace';
+import { shortestPaths, withCode } from './graph/paths';
+import { trace, validatePaths, type TraceRequest } from './graph/trace';
 import { LANGUAGES, languageForPath } from './languages/registry';
 import { Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
@@ -311,8 +313,33 @@ export class Engine {
       if (bad.length) throw new EngineError(ErrorCodes.InvalidParams, `unknown relation ${bad.join(', ')}; known: ${RELATIONS.join(', ')}`);
     }
     const maxTokens = checkMaxTokens(req.maxTokens);
-    const t = trace(this.store, this.graph, req, root.kind);
+    const t = req.to !== undefined ? this.paths(req) : trace(this.store, this.graph, req, root.kind);
     return maxTokens === undefined ? t : fitTrace(t, maxTokens);
+  }
+
+  /** `trace FROM --to TO`: the shortest paths between two entities, each hop with its line. */
+  private paths(req: TraceRequest): TraceResult {
+    const { depth, k, relations } = validatePaths(req);
+    const to = this.entity(req.to!).id;
+    const found = shortestPaths(this.store, req.id, to, relations, depth, k);
+    const lines = new Map<string, string[]>();
+    const lineOf = (file: string, line: number) => {
+      if (!lines.has(file)) {
+        try {
+          lines.set(file, this.fileText(file).split(/\r\n|\r|\n/));
+        } catch {
+          lines.set(file, []);
+        }
+      }
+      return lines.get(file)![line - 1];
+    };
+    withCode(found, (id) => this.store.entity(id)?.path ?? null, lineOf);
+    const entities: TraceResult['entities'] = {};
+    for (const id of [req.id, to, ...found.flatMap((p) => p.hops.map((h) => h.to))]) {
+      const e = this.store.entity(id);
+      if (e && !entities[id]) entities[id] = { kind: e.kind as EntityKind, signature: e.signature, file: e.path, line: e.sr === null ? null : e.sr + 1 };
+    }
+    return { root: req.id, direction: req.direction, depth, adjacency: {}, entities, to, paths: found };
   }
 
   window(id: string, contextLines?: number, maxTokens?: number): Window {

@@ -8,6 +8,7 @@ import {
   RELATIONS,
   TRACE_DIRECTIONS,
   TRACE_MAX_DEPTH,
+  TRACE_MAX_PATHS,
   type EmbeddingStatus,
   type SearchParams,
   type SearchResponse,
@@ -71,12 +72,15 @@ export function skeleton(workspaces: Workspaces, method: string, raw: unknown): 
 
 export function trace(workspaces: Workspaces, method: string, raw: unknown): TraceResult {
   const o = P.object(method, raw);
-  const direction = P.oneOf(method, o, 'direction', TRACE_DIRECTIONS);
+  // Paths (`to`) follow edges forward whatever the direction, so it may be left out there.
+  const to = P.optionalString(method, o, 'to');
+  const direction = to !== undefined && o.direction === undefined ? 'down' : P.oneOf(method, o, 'direction', TRACE_DIRECTIONS);
   const depth = P.optionalInt(method, o, 'depth', 1, TRACE_MAX_DEPTH);
   const relations = P.optionalStrings(method, o, 'relations', RELATIONS);
   const maxTokens = maxTokensParam(method, o);
+  const k = P.optionalInt(method, o, 'k', 1, TRACE_MAX_PATHS);
   const { ws, id } = target(workspaces, method, o);
-  return ws.engine.trace({ id, direction, ...(depth !== undefined ? { depth } : {}), ...(relations ? { relations } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}) });
+  return ws.engine.trace({ id, direction, depth, relations, maxTokens, to, k });
 }
 
 export function window(workspaces: Workspaces, method: string, raw: unknown): WindowResponse {

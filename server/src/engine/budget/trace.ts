@@ -32,6 +32,7 @@ function hops(t: TraceResult): Map<string, number> {
 
 export function fitTrace(t: TraceResult, maxTokens: number): TraceResult {
   if (tokensOf(t) <= maxTokens) return t;
+  if (t.paths) return fitPaths(t, maxTokens);
   const hop = hops(t);
   const items: Item[] = [];
   for (const [node, edges] of Object.entries(t.adjacency)) {
@@ -96,5 +97,25 @@ export function fitTrace(t: TraceResult, maxTokens: number): TraceResult {
     assemble();
     describeDropped();
   }
+  return out;
+}
+
+/** Paths are shortest first: the longest go first, each whole (half a path answers nothing). */
+function fitPaths(t: TraceResult, maxTokens: number): TraceResult {
+  const all = t.paths!;
+  let n = all.length;
+  let out: TraceResult = t;
+  do {
+    n--;
+    const kept = all.slice(0, Math.max(n, 0));
+    const named = new Set([t.root, t.to!, ...kept.flatMap((p) => p.hops.map((h) => h.to))]);
+    const dropped = all.length - kept.length;
+    out = finish({
+      ...t,
+      entities: Object.fromEntries(Object.entries(t.entities).filter(([id]) => named.has(id))),
+      paths: kept,
+      truncated: truncation(maxTokens, { paths: dropped }, `dropped the ${dropped} longest of ${all.length} paths to fit ${maxTokens} tokens`),
+    });
+  } while (n > 0 && out.truncated!.tokens > maxTokens);
   return out;
 }
