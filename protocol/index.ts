@@ -11,6 +11,7 @@ export const Methods = {
   trace: 'nsccn/trace',
   window: 'nsccn/window',
   status: 'nsccn/status',
+  changes: 'nsccn/changes',
 } as const;
 
 /** Kinds of entity in the graph. Code entities first, then the state/config targets of causal edges. */
@@ -304,6 +305,65 @@ export interface Window {
 
 export interface WindowResponse extends Window {
   uri: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// nsccn/changes — what a git diff touches, and what that reaches
+
+/**
+ * Which diff: `since` a revision (that revision → the working tree), `staged` (HEAD → the git
+ * index), `worktree` (the git index → the working tree). None: HEAD → the working tree. Untracked
+ * files count as added unless `staged`.
+ */
+export interface ChangesParams {
+  /** With several workspace folders: the folder (a file URI) to diff; default the first. */
+  uri?: string;
+  since?: string;
+  staged?: boolean;
+  worktree?: boolean;
+  /** How far up the callers go (default CHANGES_DEFAULT_DEPTH). */
+  depth?: number;
+  maxTokens?: number;
+}
+
+export const CHANGES_DEFAULT_DEPTH = 2;
+/** How far up from a changed entity a test still counts as reaching it. */
+export const CHANGES_TEST_DEPTH = 5;
+
+export type ChangeKind = 'added' | 'modified' | 'deleted';
+
+export interface ChangedFile {
+  file: string;
+  /** The file's path before a rename. */
+  oldFile?: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+}
+
+export interface ChangedEntity {
+  id: string;
+  kind: EntityKind;
+  change: ChangeKind;
+  /** Where it is now (deleted: where it was, in the old version). */
+  file: string;
+  line: number;
+  signature: string;
+  /** Changed lines inside it (1-based; deleted entities: lines of the old version; empty when lines were only removed). */
+  lines: number[];
+  /** Callers up to `depth`, nearest first (deleted: code that still names it, unresolved now). */
+  callers: string[];
+  /** State it mutates and configuration it reads itself. */
+  mutates: string[];
+  readsConfig: string[];
+  /** Test functions (in test files) that reach it through calls. */
+  tests: string[];
+}
+
+export interface ChangesResponse {
+  /** What was compared, e.g. `HEAD → working tree`. */
+  base: string;
+  files: ChangedFile[];
+  entities: ChangedEntity[];
+  truncated?: Truncation;
 }
 
 // ---------------------------------------------------------------------------------------------

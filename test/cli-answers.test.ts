@@ -94,6 +94,15 @@ describe('trace --to', () => {
   });
 });
 
+describe('changes', () => {
+  test('outside a git repository: exit 1 and one clear line', () => {
+    const r = nsccn('changes');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`nsccn: ${root} is not in a git repository\n`);
+    expect(nsccn('changes', '--staged', '--since', 'HEAD').stderr).toBe('nsccn: give at most one of since, staged and worktree\n');
+  });
+});
+
 describe('skeleton --docs', () => {
   test('none, first-line (default) and a bad level', () => {
     expect(nsccn('skeleton', 'service/errors.py', '--docs', 'none').stdout).toBe('class ServiceError(Exception): ...\n\nclass NotFound(ServiceError): ...\n\nclass Declined(ServiceError): ...\n');

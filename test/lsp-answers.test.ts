@@ -2,11 +2,12 @@
 // implementation from INHERITS edges (Model <- User, Order; both override Model.__init__, neither
 // save), and the answer-shaping params of the nsccn/* requests (maxTokens, docs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LspClient, copyShop, fileUri, tempDir } from './helpers/lsp-client';
 import type { LspRange } from './helpers/lsp-text';
-import { ErrorCodes, Methods, type SearchResponse, type SkeletonResponse, type TraceResult, type WindowResponse } from '../protocol';
+import { ErrorCodes, Methods, type ChangesResponse, type SearchResponse, type SkeletonResponse, type TraceResult, type WindowResponse } from '../protocol';
 
 interface TItem {
   name: string;
@@ -32,6 +33,11 @@ const names = (items: TItem[] | null) => (items ?? []).map((i) => i.data?.id ?? 
 beforeAll(async () => {
   ({ dir: root, cleanup } = tempDir('nsccn-lsp-types-'));
   copyShop(root);
+  // A git history for nsccn/changes: the fixture committed, then one line of _write edited.
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' };
+  for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'base']]) execFileSync('git', args, { cwd: root, env });
+  const base = path.join(root, 'shop/base.py');
+  fs.writeFileSync(base, fs.readFileSync(base, 'utf8').replace('return (table, row)', 'return (table, dict(row))'));
   client = await LspClient.start({ folders: [root] });
   await client.waitReady();
 });
@@ -125,6 +131,19 @@ describe('nsccn/* answer params', () => {
     const t = await client.request<TraceResult>(Methods.trace, { id: 'func:shop/services/checkout.py:checkout', to: 'func:shop/base.py:_write', k: 2 });
     expect(t.paths!.map((p) => p.hops.map((h) => `${h.to}@${h.line}`))).toEqual([['func:shop/base.py:_write@13']]);
     expect(t.paths![0].hops[0].code).toBe('base._write("log", {})');
+  });
+
+  it('nsccn/changes: the edited function and who calls it', async () => {
+    const r = await client.request<ChangesResponse>(Methods.changes, {});
+    expect(r.base).toBe('HEAD → working tree');
+    expect(r.files).toEqual([{ file: 'shop/base.py', status: 'modified' }]);
+    expect(r.entities.map((e) => [e.change, e.id, e.lines])).toEqual([['modified', 'func:shop/base.py:_write', [32]]]);
+    expect(r.entities[0].callers).toEqual(['func:shop/services/checkout.py:checkout', 'method:shop/base.py:Model.save', 'method:shop/models.py:User.rename']);
+    const byFolder = await client.request<ChangesResponse>(Methods.changes, { uri: fileUri(root), staged: true });
+    expect(byFolder.entities).toEqual([]);
+    const bad = await rpcError(Methods.changes, { since: 'nope' });
+    expect(bad.code).toBe(ErrorCodes.InvalidParams);
+    expect(bad.message).toContain('unknown revision nope');
   });
 
   it('bad docs or maxTokens: InvalidParams naming the field', async () => {

@@ -2,10 +2,10 @@
 // The `nsccn` command. Every command takes --root (default: the current directory) and --json.
 // Exit codes: 0 success, 1 an error (one line on stderr), 2 bad usage.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX, MAX_TOKENS_MIN, TRACE_DEFAULT_DEPTH, TRACE_DEFAULT_PATHS, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS, type DocsLevel, type TraceDirection } from '../../../protocol';
+import { CHANGES_DEFAULT_DEPTH, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX, MAX_TOKENS_MIN, TRACE_DEFAULT_DEPTH, TRACE_DEFAULT_PATHS, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS, type DocsLevel, type TraceDirection } from '../../../protocol';
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
-import { formatSearch, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
+import { formatChanges, formatSearch, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
 import { openEngine, runIndex, type GlobalOptions } from './run';
 
 const intArg = (min: number, max: number) => (v: string) => {
@@ -79,6 +79,17 @@ export function buildProgram(): Command {
     .action(async (id: string, o: GlobalOptions & { direction: TraceDirection; depth?: number; relations?: string[]; unresolved: boolean; maxTokens?: number; to?: string; k?: number }) => {
       const r = await withEngine(o, (e) => e.trace({ id, direction: o.direction, depth: o.depth, relations: o.relations as never, maxTokens: o.maxTokens, to: o.to, k: o.k }));
       print(o.json, r, () => formatTrace(r, { unresolved: o.unresolved }));
+    });
+
+  common(program.command('changes').description('entities a git diff touches, and what reaches them (callers, state, config, tests)'))
+    .option('--since <rev>', 'changes from this revision to the working tree')
+    .option('--staged', 'staged changes (HEAD → the git index)', false)
+    .option('--worktree', 'unstaged changes (the git index → the working tree)', false)
+    .option('--depth <n>', `how far up the callers go (default ${CHANGES_DEFAULT_DEPTH})`, intArg(1, TRACE_MAX_DEPTH))
+    .addOption(maxTokensOption())
+    .action(async (o: GlobalOptions & { since?: string; staged: boolean; worktree: boolean; depth?: number; maxTokens?: number }) => {
+      const r = await withEngine(o, (e) => e.changes({ since: o.since, staged: o.staged, worktree: o.worktree, depth: o.depth, maxTokens: o.maxTokens }));
+      print(o.json, r, () => formatChanges(r));
     });
 
   common(program.command('window <id>').description("an entity's source with line numbers"))

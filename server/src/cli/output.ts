@@ -1,5 +1,5 @@
 // Human-readable renderings of the protocol shapes for the terminal (--json prints them as is).
-import type { IndexSummary, SearchResponse, Skeleton, StatsResponse, TraceResult, Truncation, Window } from '../../../protocol';
+import type { ChangesResponse, IndexSummary, SearchResponse, Skeleton, StatsResponse, TraceResult, Truncation, Window } from '../../../protocol';
 
 export function formatSummary(s: IndexSummary): string {
   const parts = [`${s.parsed} parsed`, `${s.unchanged} unchanged`, `${s.deleted} deleted`, `${s.skipped.length} skipped`];
@@ -82,6 +82,25 @@ function formatPaths(t: TraceResult): string {
     }
   });
   lines.push(...truncatedLine(t.truncated));
+  return lines.join('\n');
+}
+
+/** `nsccn changes`: each touched entity with its blast radius, files renamed or deleted first. */
+export function formatChanges(r: ChangesResponse): string {
+  const lines = [`changes ${r.base}: ${r.files.length} file${r.files.length === 1 ? '' : 's'}, ${r.entities.length} entit${r.entities.length === 1 ? 'y' : 'ies'}`];
+  for (const f of r.files) if (f.status !== 'modified') lines.push(`${f.status.padEnd(9)} ${f.oldFile ? `${f.oldFile} → ` : ''}${f.file}`);
+  const list = (label: string, ids: string[]) => {
+    if (ids.length) lines.push(`    ${label}: ${ids.join(', ')}`);
+  };
+  for (const e of r.entities) {
+    const span = e.lines.length > 1 ? `lines ${e.lines[0]}-${e.lines[e.lines.length - 1]}` : e.lines.length ? `line ${e.lines[0]}` : 'lines removed';
+    lines.push(`${e.change.padEnd(9)} ${e.id}  ${e.file}:${e.line}  (${e.change === 'deleted' ? 'old ' : ''}${span})`);
+    list(e.change === 'deleted' ? 'still called by' : 'callers', e.callers);
+    list('mutates', e.mutates);
+    list('reads config', e.readsConfig);
+    list('tests', e.tests);
+  }
+  lines.push(...truncatedLine(r.truncated));
   return lines.join('\n');
 }
 

@@ -4,6 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
+  ChangesParams,
+  ChangesResponse,
   DocsLevel,
   EntityKind,
   IndexSummary,
@@ -16,7 +18,10 @@ import type {
   TraceResult,
   Window,
 } from '../../../protocol';
-import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS } from '../../../protocol';
+import { CHANGES_DEFAULT_DEPTH, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS, TRACE_MAX_DEPTH } from '../../../protocol';
+import { fitChanges } from './budget/changes';
+import { checkRepo, type DiffMode } from './changes/git';
+import { changes } from './changes/impact';
 import { fitSearch, fitWindow } from './budget/lists';
 import { checkMaxTokens } from './budget/measure';
 import { fitSkeleton } from './budget/skeleton';
@@ -107,6 +112,7 @@ export class Engine {
     const log = options.log ?? (() => {});
     const dbPath = options.dbPath ?? path.join(root, '.nsccn', 'index.db');
     const { db, rebuiltBecause } = openDatabase(dbPath, log);
+    if (!options.dbPath) keepOutOfGit(path.dirname(dbPath));
     const parsers = new Parsers();
     await parsers.load(LANGUAGES);
     const engine = new Engine({ ...options, root }, db, parsers);
@@ -317,6 +323,44 @@ export class Engine {
     return maxTokens === undefined ? t : fitTrace(t, maxTokens);
   }
 
+  /** Entities a git diff touches and their blast radius (`nsccn changes`). */
+  async changes(params: ChangesParams = {}): Promise<ChangesResponse> {
+    this.assertOpen();
+    const mode = diffMode(params);
+    const depth = params.depth ?? CHANGES_DEFAULT_DEPTH;
+    if (!Number.isInteger(depth) || depth < 1 || depth > TRACE_MAX_DEPTH) {
+      throw new EngineError(ErrorCodes.InvalidParams, `depth must be an integer from 1 to ${TRACE_MAX_DEPTH}, got ${JSON.stringify(params.depth)}`);
+    }
+    const maxTokens = checkMaxTokens(params.maxTokens);
+    await checkRepo(this.root, mode);
+    const r = await changes(
+      {
+        root: this.root,
+        store: this.store,
+        extract: (file, text) => {
+          const lang = languageForPath(file);
+          if (!lang) return null;
+          const tree = this.parsers.parse(lang, text);
+          try {
+            return lang.extract(tree, text, file, this.parsers.get(lang).language).entities;
+          } finally {
+            tree.delete();
+          }
+        },
+        currentText: (file) => {
+          try {
+            return this.fileText(file);
+          } catch {
+            return null;
+          }
+        },
+      },
+      mode,
+      depth,
+    );
+    return maxTokens === undefined ? r : fitChanges(r, maxTokens);
+  }
+
   /** `trace FROM --to TO`: the shortest paths between two entities, each hop with its line. */
   private paths(req: TraceRequest): TraceResult {
     const { depth, k, relations } = validatePaths(req);
@@ -496,6 +540,28 @@ export class Engine {
   private assertOpen(): void {
     if (this.closed) throw new EngineError(ErrorCodes.IndexUnavailable, 'the engine is closed');
   }
+}
+
+/** The index is derived data: a `.gitignore` of `*` inside `.nsccn/` keeps it out of `git status`. */
+function keepOutOfGit(dir: string): void {
+  const file = path.join(dir, '.gitignore');
+  try {
+    if (!fs.existsSync(file)) fs.writeFileSync(file, '# derived data of nsccn: safe to delete\n*\n');
+  } catch {
+    /* a read-only folder: git shows the index, nothing worse */
+  }
+}
+
+function diffMode(p: ChangesParams): DiffMode {
+  const given = [p.since !== undefined, p.staged === true, p.worktree === true].filter(Boolean).length;
+  if (given > 1) throw new EngineError(ErrorCodes.InvalidParams, 'give at most one of since, staged and worktree');
+  if (p.since !== undefined) {
+    if (typeof p.since !== 'string' || !p.since.trim()) throw new EngineError(ErrorCodes.InvalidParams, 'since must be a git revision');
+    return { kind: 'since', rev: p.since.trim() };
+  }
+  if (p.staged) return { kind: 'staged' };
+  if (p.worktree) return { kind: 'worktree' };
+  return { kind: 'head' };
 }
 
 function checkPosition(pos: Position): void {

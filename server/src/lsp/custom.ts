@@ -9,6 +9,7 @@ import {
   TRACE_DIRECTIONS,
   TRACE_MAX_DEPTH,
   TRACE_MAX_PATHS,
+  type ChangesResponse,
   type EmbeddingStatus,
   type SearchParams,
   type SearchResponse,
@@ -90,6 +91,28 @@ export function window(workspaces: Workspaces, method: string, raw: unknown): Wi
   const { ws, id } = target(workspaces, method, o);
   const w = ws.engine.window(id, contextLines, maxTokens);
   return { ...w, uri: pathToUri(ws.engine.absolutePath(w.file)) };
+}
+
+/** What a git diff touches in one folder: `uri` names the folder (or a file in it); default the first. */
+export async function changes(workspaces: Workspaces, method: string, raw: unknown): Promise<ChangesResponse> {
+  const o = P.object(method, raw ?? {});
+  const since = P.optionalString(method, o, 'since');
+  const flag = (key: string): boolean | undefined => {
+    if (o[key] === undefined || o[key] === null) return undefined;
+    if (typeof o[key] !== 'boolean') throw invalidParams(method, `'${key}' must be true or false`);
+    return o[key] as boolean;
+  };
+  const staged = flag('staged');
+  const worktree = flag('worktree');
+  const depth = P.optionalInt(method, o, 'depth', 1, TRACE_MAX_DEPTH);
+  const maxTokens = maxTokensParam(method, o);
+  const uri = P.optionalString(method, o, 'uri');
+  const all = workspaces.list();
+  let ws: Workspace | undefined;
+  if (uri === undefined) ws = all[0];
+  else ws = all.find((w) => w.uri === uri || pathToUri(w.root) === uri) ?? workspaces.route(uri).ws;
+  if (!ws) throw new EngineError(ErrorCodes.IndexUnavailable, 'no workspace folder is open');
+  return ws.engine.changes({ since, staged, worktree, depth, maxTokens });
 }
 
 /** Status of every folder summed; `indexing` while any folder is. */

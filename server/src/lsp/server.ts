@@ -140,6 +140,7 @@ export function startServer(connection: Connection): Session {
   connection.onRequest(Methods.skeleton, request(Methods.skeleton, (p: unknown) => custom.skeleton(workspaces, Methods.skeleton, p)));
   connection.onRequest(Methods.trace, request(Methods.trace, (p: unknown) => custom.trace(workspaces, Methods.trace, p)));
   connection.onRequest(Methods.window, request(Methods.window, (p: unknown) => custom.window(workspaces, Methods.window, p)));
+  connection.onRequest(Methods.changes, request(Methods.changes, (p: unknown) => custom.changes(workspaces, Methods.changes, p)));
   connection.onRequest(Methods.status, request(Methods.status, () => custom.status(workspaces, session.indexing())));
   return session;
 }
