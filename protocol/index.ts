@@ -14,6 +14,20 @@ export const Methods = {
   changes: 'nsccn/changes',
 } as const;
 
+/**
+ * Commands the server puts on code lenses; the clients implement them (the server cannot show a
+ * list in an editor). `showCallers` takes one argument, {@link ShowCallersArgs}.
+ */
+export const Commands = {
+  showCallers: 'nsccn.showCallers',
+} as const;
+
+export interface ShowCallersArgs {
+  /** The entity whose callers to show, and the URI of its file. */
+  id: string;
+  uri: string;
+}
+
 /** Kinds of entity in the graph. Code entities first, then the state/config targets of causal edges. */
 export type EntityKind =
   | 'module'
