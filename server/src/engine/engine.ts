@@ -21,6 +21,7 @@ import type {
 import { CHANGES_DEFAULT_DEPTH, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS, TRACE_MAX_DEPTH } from '../../../protocol';
 import { fitChanges } from './budget/changes';
 import { checkRepo, type DiffMode } from './changes/git';
+import { loadProjectConfig, sourceRootExcludes, type ProjectConfig } from './config/project';
 import { changes } from './changes/impact';
 import { fitSearch, fitWindow } from './budget/lists';
 import { checkMaxTokens } from './budget/measure';
@@ -86,6 +87,8 @@ export class Engine {
     private readonly opts: EngineOptions & { root: string },
     private readonly db: Db,
     private readonly parsers: Parsers,
+    /** `.nsccn.json` as read when the engine opened. */
+    readonly config: ProjectConfig = {},
   ) {
     this.root = opts.root;
     this.realRoot = fs.realpathSync(opts.root);
@@ -110,12 +113,15 @@ export class Engine {
     }
     if (!stat.isDirectory()) throw new EngineError(ErrorCodes.InvalidParams, `workspace root ${root} is not a directory`);
     const log = options.log ?? (() => {});
+    // The project's config file shapes the index for every face; explicit options come first.
+    const config = loadProjectConfig(root);
+    options = withProjectConfig(options, config);
     const dbPath = options.dbPath ?? path.join(root, '.nsccn', 'index.db');
     const { db, rebuiltBecause } = openDatabase(dbPath, log);
     if (!options.dbPath) keepOutOfGit(path.dirname(dbPath));
     const parsers = new Parsers();
     await parsers.load(LANGUAGES);
-    const engine = new Engine({ ...options, root }, db, parsers);
+    const engine = new Engine({ ...options, root }, db, parsers, config);
     if (rebuiltBecause) engine.notes.push(`index rebuilt: ${rebuiltBecause}`);
     engine.embeddings.start();
     return engine;
@@ -337,6 +343,7 @@ export class Engine {
       {
         root: this.root,
         store: this.store,
+        testGlobs: this.config.testGlobs,
         extract: (file, text) => {
           const lang = languageForPath(file);
           if (!lang) return null;
@@ -540,6 +547,15 @@ export class Engine {
   private assertOpen(): void {
     if (this.closed) throw new EngineError(ErrorCodes.IndexUnavailable, 'the engine is closed');
   }
+}
+
+/** Options with the project config folded in: excludes add up, other explicit options win. */
+function withProjectConfig(options: EngineOptions, config: ProjectConfig): EngineOptions {
+  const exclude = [...sourceRootExcludes(config.sourceRoots), ...(config.exclude ?? []), ...(options.exclude ?? [])];
+  const embeddings = { ...options.embeddings };
+  if (embeddings.model === undefined && config.model !== undefined) embeddings.model = config.model;
+  if (embeddings.quantization === undefined && config.quantization !== undefined) embeddings.quantization = config.quantization;
+  return { ...options, exclude, maxFileBytes: options.maxFileBytes ?? config.maxFileBytes, embeddings };
 }
 
 /** The index is derived data: a `.gitignore` of `*` inside `.nsccn/` keeps it out of `git status`. */
