@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// The `nsccn` command. Every command takes --root (default: the current directory) and --json.
+// The `nsccn` command. Every command takes --root (default: the workspace found upward from the
+// current folder, see engine/config/root.ts) and --json.
 // Exit codes: 0 success, 1 an error (one line on stderr), 2 bad usage.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CHANGES_DEFAULT_DEPTH, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX, MAX_TOKENS_MIN, TRACE_DEFAULT_DEPTH, TRACE_DEFAULT_PATHS, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS, type DocsLevel, type TraceDirection } from '../../../protocol';
+import { findWorkspaceRoot } from '../engine/config/root';
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
 import { formatChanges, formatSearch, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
@@ -38,11 +40,11 @@ export function buildProgram(): Command {
     .exitOverride();
   const common = (c: Command) =>
     c
-      .option('--root <dir>', 'workspace root', process.cwd())
+      .option('--root <dir>', 'workspace root (default: found upward from the current folder: .nsccn, .nsccn.json, a VCS root, pyproject.toml/package.json)', findWorkspaceRoot(process.cwd()))
       .option('--json', 'print JSON (the protocol/ types)', false)
-      .option('--exclude <glob...>', 'extra paths to skip (gitignore syntax)')
-      .option('--max-file-bytes <n>', 'skip files larger than this', intArg(1, 1 << 30))
-      .option('--model <id>', 'embedding model (Hugging Face id or folder; "none" for no model)')
+      .option('--exclude <glob...>', 'extra paths to skip (gitignore syntax); given to index, kept for later commands')
+      .option('--max-file-bytes <n>', 'skip files larger than this; given to index, kept for later commands', intArg(1, 1 << 30))
+      .option('--model <id>', 'embedding model (Hugging Face id or folder); default none: the offline streams, no download')
       .option('-v, --verbose', 'say which files were skipped and why', false);
 
   common(program.command('index').description('index the workspace (incremental)')).action(async (o: GlobalOptions) => {
