@@ -162,6 +162,8 @@ export interface SearchResponse {
   results: SearchResult[];
   /** The streams that took part, e.g. ["lexical", "semantic:static"]. */
   streams: string[];
+  /** Vector streams still filling (or loading) when this answer was made: it may rank differently later. */
+  incomplete?: string[];
   truncated?: Truncation;
 }
 
@@ -392,6 +394,15 @@ export interface EmbeddingStatus {
   total: number;
 }
 
+/** How complete one vector stream is: entities with a current vector out of those that can have one. */
+export interface StreamProgress {
+  stream: string;
+  done: number;
+  total: number;
+  /** Loaded, nothing queued, every entity embedded: answers will not change until the code does. */
+  complete: boolean;
+}
+
 export interface StatusResponse {
   state: 'indexing' | 'ready';
   files: number;
@@ -400,6 +411,8 @@ export interface StatusResponse {
   embeddings: EmbeddingStatus | null;
   /** Search streams that are on, e.g. ["lexical", "semantic:static"], and why others are off. */
   streams: string[];
+  /** Per vector stream, how complete it is (a model still loading is listed, incomplete). */
+  streamProgress?: StreamProgress[];
   notes: string[];
 }
 
@@ -425,4 +438,5 @@ export interface StatsResponse {
   unresolvedEdges: number;
   dbBytes: number;
   embeddings: EmbeddingStatus | null;
+  streamProgress?: StreamProgress[];
 }

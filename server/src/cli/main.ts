@@ -8,7 +8,7 @@ import { findWorkspaceRoot } from '../engine/config/root';
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
 import { formatChanges, formatSearch, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
-import { openEngine, runIndex, type GlobalOptions } from './run';
+import { finishVectors, openEngine, runIndex, type GlobalOptions } from './run';
 
 const intArg = (min: number, max: number) => (v: string) => {
   const n = Number(v);
@@ -58,7 +58,10 @@ export function buildProgram(): Command {
     .option('--path <path...>', 'only under these paths or globs')
     .addOption(maxTokensOption())
     .action(async (query: string, o: GlobalOptions & { limit: number; kind?: string[]; path?: string[]; maxTokens?: number }) => {
-      const r = await withEngine(o, (e) => e.search({ query, limit: o.limit, kinds: o.kind as never, paths: o.path, maxTokens: o.maxTokens }));
+      const r = await withEngine(o, async (e) => {
+        await finishVectors(e, o); // the streams it reports are complete: the same query, the same answer
+        return e.search({ query, limit: o.limit, kinds: o.kind as never, paths: o.path, maxTokens: o.maxTokens });
+      });
       print(o.json, r, () => formatSearch(r));
     });
 

@@ -12,9 +12,10 @@ function truncatedLine(t: Truncation | undefined): string[] {
 }
 
 export function formatSearch(r: SearchResponse): string {
-  if (!r.results.length) return [`no results (streams: ${r.streams.join(', ')})`, ...truncatedLine(r.truncated)].join('\n');
+  const incomplete = r.incomplete?.length ? [`[incomplete streams: ${r.incomplete.join(', ')}; ranks may change once they are filled]`] : [];
+  if (!r.results.length) return [`no results (streams: ${r.streams.join(', ')})`, ...incomplete, ...truncatedLine(r.truncated)].join('\n');
   const w = Math.max(...r.results.map((x) => x.id.length));
-  return [...r.results.map((x) => `${x.score.toFixed(4)}  ${x.id.padEnd(w)}  ${x.file}:${x.line}  ${x.signature}`), ...truncatedLine(r.truncated)].join('\n');
+  return [...r.results.map((x) => `${x.score.toFixed(4)}  ${x.id.padEnd(w)}  ${x.file}:${x.line}  ${x.signature}`), ...incomplete, ...truncatedLine(r.truncated)].join('\n');
 }
 
 export function formatSkeleton(s: Skeleton): string {
@@ -113,6 +114,7 @@ export function formatStats(s: StatsResponse): string {
     ['unresolved references', String(s.unresolvedEdges)],
     ['index size', `${(s.dbBytes / 1024 / 1024).toFixed(1)} MB`],
     ['embeddings', s.embeddings ? `${s.embeddings.model}: ${s.embeddings.done}/${s.embeddings.total}` : 'no model'],
+    ...(s.streamProgress ?? []).map((p): [string, string] => [`stream ${p.stream}`, `${p.done}/${p.total}${p.complete ? ' (complete)' : ' (filling)'}`]),
   ];
   const w = Math.max(...rows.map((r) => r[0].length));
   return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');

@@ -77,8 +77,30 @@ export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
     });
     bar?.stop();
     fs.writeFileSync(shapingFile(o.root), JSON.stringify(shaping(o, true)) + '\n');
+    // Every configured vector stream complete before exit: the next query ranks as all later ones.
+    await finishVectors(engine, o);
     return summary;
   } finally {
     await engine.close();
   }
+}
+
+/** Waits for the vector streams, with a progress bar on a terminal (entities embedded, all streams). */
+export async function finishVectors(engine: Engine, o: GlobalOptions): Promise<void> {
+  const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: 'embedding [{bar}] {percentage}% {value}/{total} vectors ({streams})', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null;
+  let started = false;
+  await engine.finishEmbeddings((progress) => {
+    if (!bar || !progress.length) return;
+    const done = progress.reduce((a, p) => a + Math.min(p.done, p.total), 0);
+    const total = progress.reduce((a, p) => a + p.total, 0);
+    const streams = progress.map((p) => p.stream).join(', ');
+    if (!started) {
+      if (done >= total) return; // nothing to wait for: no bar
+      bar.start(total, done, { streams });
+      started = true;
+    }
+    bar.setTotal(total);
+    bar.update(done, { streams });
+  });
+  if (started) bar?.stop();
 }

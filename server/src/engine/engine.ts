@@ -10,6 +10,7 @@ import type {
   EntityKind,
   IndexSummary,
   SearchResponse,
+  StreamProgress,
   Relation,
   SearchParams,
   Skeleton,
@@ -295,7 +296,28 @@ export class Engine {
   async search(params: SearchParams): Promise<SearchResponse> {
     const maxTokens = checkMaxTokens(params.maxTokens);
     const { results, streams } = await this.searchDetailed(params);
-    return maxTokens === undefined ? { results, streams } : fitSearch({ results, streams }, maxTokens);
+    const r: SearchResponse = { results, streams };
+    const incomplete = this.embeddings.progress().filter((p) => !p.complete).map((p) => p.stream);
+    if (incomplete.length) r.incomplete = incomplete;
+    return maxTokens === undefined ? r : fitSearch(r, maxTokens);
+  }
+
+  /**
+   * Waits until every configured vector stream is complete (the model loaded or given up, every
+   * entity embedded), reporting progress now and then: what `nsccn index` does before it exits,
+   * and what a CLI query does before it answers, so the same query gives the same answer.
+   */
+  async finishEmbeddings(onProgress?: (p: StreamProgress[]) => void, everyMs = 200): Promise<StreamProgress[]> {
+    this.assertOpen();
+    const timer = onProgress ? setInterval(() => onProgress(this.embeddings.progress()), everyMs) : undefined;
+    try {
+      await this.embeddings.idle();
+    } finally {
+      clearInterval(timer);
+    }
+    const done = this.embeddings.progress();
+    onProgress?.(done);
+    return done;
   }
 
   /** Search with each stream's own ranking (for the eval). */
@@ -484,6 +506,7 @@ export class Engine {
       edges: c.edges,
       embeddings: this.embeddings.status(),
       streams: this.search_.streamNames(),
+      streamProgress: this.embeddings.progress(),
       notes: [...this.notes, ...this.embeddings.notes()],
     };
   }
@@ -506,6 +529,7 @@ export class Engine {
       unresolvedEdges: this.store.unresolvedCount(),
       dbBytes,
       embeddings: this.embeddings.status(),
+      streamProgress: this.embeddings.progress(),
     };
   }
 

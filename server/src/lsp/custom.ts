@@ -127,6 +127,7 @@ export function status(workspaces: Workspaces, indexing: boolean): StatusRespons
     notes.push(...(all.length > 1 ? s.notes.map((n) => `[${ws.name}] ${n}`) : s.notes));
   }
   const vectors = parts.flatMap((p) => (p.s.embeddings ? [p.s.embeddings] : []));
+  const streamProgress = parts.flatMap(({ ws, s }) => (s.streamProgress ?? []).map((p) => (all.length > 1 ? { ...p, stream: `[${ws.name}] ${p.stream}` } : p)));
   const embeddings: EmbeddingStatus | null = vectors.length
     ? { ...vectors[0], done: sum(vectors.map((v) => v.done)), total: sum(vectors.map((v) => v.total)) }
     : null;
@@ -138,6 +139,7 @@ export function status(workspaces: Workspaces, indexing: boolean): StatusRespons
     edges: sum(parts.map((p) => p.s.edges)),
     embeddings,
     streams: [...streams],
+    streamProgress,
     notes,
   };
 }
