@@ -7,7 +7,6 @@ import type {
   ChangesParams,
   ChangesResponse,
   DocsLevel,
-  EntityKind,
   IndexSummary,
   SearchResponse,
   StreamProgress,
@@ -19,10 +18,10 @@ import type {
   TraceResult,
   Window,
 } from '../../../protocol';
-import { CHANGES_DEFAULT_DEPTH, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS, TRACE_MAX_DEPTH } from '../../../protocol';
+import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS } from '../../../protocol';
 import { fitChanges } from './budget/changes';
-import { checkRepo, type DiffMode } from './changes/git';
-import { loadProjectConfig, sourceRootExcludes, type ProjectConfig } from './config/project';
+import { keepIndexOutOfGit } from './config/index-folder';
+import { loadProjectConfig, withProjectConfig, type ProjectConfig } from './config/project';
 import { changes } from './changes/impact';
 import { fitSearch, fitWindow } from './budget/lists';
 import { checkMaxTokens } from './budget/measure';
@@ -33,8 +32,8 @@ import { EmbeddingService } from './embed/service';
 import { EngineError } from './errors';
 import { Graph } from './graph/graph';
 import { implementations, subtypes, supertypes } from './graph/hierarchy';
-import { shortestPaths, withCode } from './graph/paths';
-import { trace, validatePaths, type TraceRequest } from './graph/trace';
+import { pathTrace } from './graph/paths';
+import { trace, type TraceRequest } from './graph/trace';
 import { LANGUAGES, languageForPath } from './languages/registry';
 import { Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
@@ -119,7 +118,7 @@ export class Engine {
     options = withProjectConfig(options, config);
     const dbPath = options.dbPath ?? path.join(root, '.nsccn', 'index.db');
     const { db, rebuiltBecause } = openDatabase(dbPath, log);
-    if (!options.dbPath) keepOutOfGit(path.dirname(dbPath));
+    if (!options.dbPath) keepIndexOutOfGit(path.dirname(dbPath));
     const parsers = new Parsers();
     await parsers.load(LANGUAGES);
     const engine = new Engine({ ...options, root }, db, parsers, config);
@@ -347,20 +346,14 @@ export class Engine {
       if (bad.length) throw new EngineError(ErrorCodes.InvalidParams, `unknown relation ${bad.join(', ')}; known: ${RELATIONS.join(', ')}`);
     }
     const maxTokens = checkMaxTokens(req.maxTokens);
-    const t = req.to !== undefined ? this.paths(req) : trace(this.store, this.graph, req, root.kind);
+    const t = req.to !== undefined ? pathTrace(this.store, { ...req, to: this.entity(req.to).id }, (f) => this.textOrNull(f)) : trace(this.store, this.graph, req, root.kind);
     return maxTokens === undefined ? t : fitTrace(t, maxTokens);
   }
 
   /** Entities a git diff touches and their blast radius (`nsccn changes`). */
   async changes(params: ChangesParams = {}): Promise<ChangesResponse> {
     this.assertOpen();
-    const mode = diffMode(params);
-    const depth = params.depth ?? CHANGES_DEFAULT_DEPTH;
-    if (!Number.isInteger(depth) || depth < 1 || depth > TRACE_MAX_DEPTH) {
-      throw new EngineError(ErrorCodes.InvalidParams, `depth must be an integer from 1 to ${TRACE_MAX_DEPTH}, got ${JSON.stringify(params.depth)}`);
-    }
     const maxTokens = checkMaxTokens(params.maxTokens);
-    await checkRepo(this.root, mode);
     const r = await changes(
       {
         root: this.root,
@@ -376,43 +369,20 @@ export class Engine {
             tree.delete();
           }
         },
-        currentText: (file) => {
-          try {
-            return this.fileText(file);
-          } catch {
-            return null;
-          }
-        },
+        currentText: (file) => this.textOrNull(file),
       },
-      mode,
-      depth,
+      params,
     );
     return maxTokens === undefined ? r : fitChanges(r, maxTokens);
   }
 
-  /** `trace FROM --to TO`: the shortest paths between two entities, each hop with its line. */
-  private paths(req: TraceRequest): TraceResult {
-    const { depth, k, relations } = validatePaths(req);
-    const to = this.entity(req.to!).id;
-    const found = shortestPaths(this.store, req.id, to, relations, depth, k);
-    const lines = new Map<string, string[]>();
-    const lineOf = (file: string, line: number) => {
-      if (!lines.has(file)) {
-        try {
-          lines.set(file, this.fileText(file).split(/\r\n|\r|\n/));
-        } catch {
-          lines.set(file, []);
-        }
-      }
-      return lines.get(file)![line - 1];
-    };
-    withCode(found, (id) => this.store.entity(id)?.path ?? null, lineOf);
-    const entities: TraceResult['entities'] = {};
-    for (const id of [req.id, to, ...found.flatMap((p) => p.hops.map((h) => h.to))]) {
-      const e = this.store.entity(id);
-      if (e && !entities[id]) entities[id] = { kind: e.kind as EntityKind, signature: e.signature, file: e.path, line: e.sr === null ? null : e.sr + 1 };
+  /** The current text of a workspace file, or null when it cannot be read. */
+  private textOrNull(file: string): string | null {
+    try {
+      return this.fileText(file);
+    } catch {
+      return null;
     }
-    return { root: req.id, direction: req.direction, depth, adjacency: {}, entities, to, paths: found };
   }
 
   window(id: string, contextLines?: number, maxTokens?: number): Window {
@@ -571,37 +541,6 @@ export class Engine {
   private assertOpen(): void {
     if (this.closed) throw new EngineError(ErrorCodes.IndexUnavailable, 'the engine is closed');
   }
-}
-
-/** Options with the project config folded in: excludes add up, other explicit options win. */
-function withProjectConfig(options: EngineOptions, config: ProjectConfig): EngineOptions {
-  const exclude = [...sourceRootExcludes(config.sourceRoots), ...(config.exclude ?? []), ...(options.exclude ?? [])];
-  const embeddings = { ...options.embeddings };
-  if (embeddings.model === undefined && config.model !== undefined) embeddings.model = config.model;
-  if (embeddings.quantization === undefined && config.quantization !== undefined) embeddings.quantization = config.quantization;
-  return { ...options, exclude, maxFileBytes: options.maxFileBytes ?? config.maxFileBytes, embeddings };
-}
-
-/** The index is derived data: a `.gitignore` of `*` inside `.nsccn/` keeps it out of `git status`. */
-function keepOutOfGit(dir: string): void {
-  const file = path.join(dir, '.gitignore');
-  try {
-    if (!fs.existsSync(file)) fs.writeFileSync(file, '# derived data of nsccn: safe to delete\n*\n');
-  } catch {
-    /* a read-only folder: git shows the index, nothing worse */
-  }
-}
-
-function diffMode(p: ChangesParams): DiffMode {
-  const given = [p.since !== undefined, p.staged === true, p.worktree === true].filter(Boolean).length;
-  if (given > 1) throw new EngineError(ErrorCodes.InvalidParams, 'give at most one of since, staged and worktree');
-  if (p.since !== undefined) {
-    if (typeof p.since !== 'string' || !p.since.trim()) throw new EngineError(ErrorCodes.InvalidParams, 'since must be a git revision');
-    return { kind: 'since', rev: p.since.trim() };
-  }
-  if (p.staged) return { kind: 'staged' };
-  if (p.worktree) return { kind: 'worktree' };
-  return { kind: 'head' };
 }
 
 function checkPosition(pos: Position): void {

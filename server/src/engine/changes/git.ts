@@ -2,10 +2,23 @@
 // read a file's content at a revision or in the git index. No git library: the CLI is the one
 // interface every git install has, and two commands are all this needs.
 import { execFile } from 'node:child_process';
-import { ErrorCodes } from '../../../../protocol';
+import { ErrorCodes, type ChangesParams } from '../../../../protocol';
 import { EngineError } from '../errors';
 
 export type DiffMode = { kind: 'head' } | { kind: 'since'; rev: string } | { kind: 'staged' } | { kind: 'worktree' };
+
+/** The diff the params ask for: at most one of since, staged, worktree; none is HEAD. */
+export function diffModeOf(p: ChangesParams): DiffMode {
+  const given = [p.since !== undefined, p.staged === true, p.worktree === true].filter(Boolean).length;
+  if (given > 1) throw new EngineError(ErrorCodes.InvalidParams, 'give at most one of since, staged and worktree');
+  if (p.since !== undefined) {
+    if (typeof p.since !== 'string' || !p.since.trim()) throw new EngineError(ErrorCodes.InvalidParams, 'since must be a git revision');
+    return { kind: 'since', rev: p.since.trim() };
+  }
+  if (p.staged) return { kind: 'staged' };
+  if (p.worktree) return { kind: 'worktree' };
+  return { kind: 'head' };
+}
 
 /** Where each side of a diff is read from: a revision, the git index (`:`), or the disk (null). */
 export interface Sides {

@@ -5,11 +5,12 @@
 // current graph: callers up to a depth, what the entity mutates and reads, and the tests (code
 // in test files) that reach it.
 import picomatch from 'picomatch';
-import type { ChangedEntity, ChangedFile, ChangeKind, ChangesResponse, EntityKind } from '../../../../protocol';
-import { CHANGES_TEST_DEPTH } from '../../../../protocol';
+import type { ChangedEntity, ChangedFile, ChangeKind, ChangesParams, ChangesResponse, EntityKind } from '../../../../protocol';
+import { CHANGES_DEFAULT_DEPTH, CHANGES_TEST_DEPTH, ErrorCodes, TRACE_MAX_DEPTH } from '../../../../protocol';
+import { EngineError } from '../errors';
 import type { ExtractedEntity } from '../languages/types';
 import type { Store } from '../store/store';
-import { blob, diff, untracked, sidesOf, type DiffMode, type FileDiff } from './git';
+import { blob, checkRepo, diff, diffModeOf, sidesOf, untracked, type FileDiff } from './git';
 
 /** Where tests live, by the conventions of the languages NSCCN reads (overridable by config). */
 export const DEFAULT_TEST_GLOBS = ['**/test_*.py', '**/*_test.py', '**/tests/**', '**/test/**', '**/conftest.py', '**/*.test.ts', '**/*.spec.ts', '**/*.test.js', '**/*.spec.js'];
@@ -33,7 +34,13 @@ interface Touched {
   lines: Set<number>;
 }
 
-export async function changes(ctx: ChangesContext, mode: DiffMode, depth: number): Promise<ChangesResponse> {
+export async function changes(ctx: ChangesContext, params: ChangesParams): Promise<ChangesResponse> {
+  const mode = diffModeOf(params);
+  const depth = params.depth ?? CHANGES_DEFAULT_DEPTH;
+  if (!Number.isInteger(depth) || depth < 1 || depth > TRACE_MAX_DEPTH) {
+    throw new EngineError(ErrorCodes.InvalidParams, `depth must be an integer from 1 to ${TRACE_MAX_DEPTH}, got ${JSON.stringify(params.depth)}`);
+  }
+  await checkRepo(ctx.root, mode);
   const sides = sidesOf(mode);
   const diffs = await diff(ctx.root, mode);
   if (sides.untracked) {

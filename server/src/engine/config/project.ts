@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes } from '../../../../protocol';
+import type { EngineOptions } from '../api';
 import { EngineError } from '../errors';
 
 export const CONFIG_FILE = '.nsccn.json';
@@ -82,4 +83,13 @@ export function sourceRootExcludes(roots: string[] | undefined): string[] {
     });
   }
   return levels.flatMap((l) => [...l.ex, ...l.neg]);
+}
+
+/** Engine options with the project config folded in: excludes add up, other explicit options win. */
+export function withProjectConfig(options: EngineOptions, config: ProjectConfig): EngineOptions {
+  const exclude = [...sourceRootExcludes(config.sourceRoots), ...(config.exclude ?? []), ...(options.exclude ?? [])];
+  const embeddings = { ...options.embeddings };
+  if (embeddings.model === undefined && config.model !== undefined) embeddings.model = config.model;
+  if (embeddings.quantization === undefined && config.quantization !== undefined) embeddings.quantization = config.quantization;
+  return { ...options, exclude, maxFileBytes: options.maxFileBytes ?? config.maxFileBytes, embeddings };
 }

@@ -3,11 +3,28 @@
 // incoming edges), so the forward search only takes steps that can still arrive within the
 // length being tried; lengths are tried shortest first, so paths come out shortest first, and in
 // the graph's own edge order within a length (deterministic).
-import type { PathHop, Relation, TracePath } from '../../../../protocol';
+import type { EntityKind, PathHop, Relation, TracePath, TraceResult } from '../../../../protocol';
+import { ErrorCodes, TRACE_DEFAULT_PATHS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS } from '../../../../protocol';
 import type { Store } from '../store/store';
+import { EngineError } from '../errors';
+import type { TraceRequest } from './trace';
 
 /** Upper bound on search steps, so a dense graph answers (with fewer paths) instead of hanging. */
 const MAX_STEPS = 200_000;
+
+/** Params of a paths query: depth bounds the length (default the maximum), k the count. */
+export function validatePaths(req: TraceRequest): { depth: number; k: number; relations: Relation[] } {
+  if (typeof req.to !== 'string' || !req.to) throw new EngineError(ErrorCodes.InvalidParams, 'to must be an entity id');
+  const depth = req.depth ?? TRACE_MAX_DEPTH;
+  if (!Number.isInteger(depth) || depth < 1 || depth > TRACE_MAX_DEPTH) {
+    throw new EngineError(ErrorCodes.InvalidParams, `depth must be an integer from 1 to ${TRACE_MAX_DEPTH}, got ${JSON.stringify(req.depth)}`);
+  }
+  const k = req.k ?? TRACE_DEFAULT_PATHS;
+  if (!Number.isInteger(k) || k < 1 || k > TRACE_MAX_PATHS) {
+    throw new EngineError(ErrorCodes.InvalidParams, `k must be an integer from 1 to ${TRACE_MAX_PATHS}, got ${JSON.stringify(req.k)}`);
+  }
+  return { depth, k, relations: req.relations?.length ? req.relations : ['CALLS'] };
+}
 
 interface Step {
   to: string;
@@ -75,14 +92,30 @@ export function shortestPaths(store: Store, from: string, to: string, relations:
   return paths;
 }
 
-/** Fills each hop's `code` with its site's line, read through `lineOf` (buffer or disk). */
-export function withCode(paths: TracePath[], fileOf: (id: string) => string | null, lineOf: (file: string, line: number) => string | undefined): TracePath[] {
-  for (const p of paths) {
+/**
+ * `trace FROM --to TO` as a trace answer: the paths, each hop with its site's line of code
+ * (read through `textOf`: open buffer or disk), and the entities they pass through. The
+ * adjacency is left empty: the paths are the answer.
+ */
+export function pathTrace(store: Store, req: TraceRequest & { to: string }, textOf: (file: string) => string | null): TraceResult {
+  const { depth, k, relations } = validatePaths(req);
+  const found = shortestPaths(store, req.id, req.to, relations, depth, k);
+  const lines = new Map<string, string[]>();
+  const lineOf = (file: string, line: number) => {
+    if (!lines.has(file)) lines.set(file, textOf(file)?.split(/\r\n|\r|\n/) ?? []);
+    return lines.get(file)![line - 1];
+  };
+  for (const p of found) {
     for (const h of p.hops) {
-      const file = fileOf(h.from);
+      const file = store.entity(h.from)?.path;
       const text = file ? lineOf(file, h.line) : undefined;
       if (text !== undefined) h.code = text.trim();
     }
   }
-  return paths;
+  const entities: TraceResult['entities'] = {};
+  for (const id of [req.id, req.to, ...found.flatMap((p) => p.hops.map((h) => h.to))]) {
+    const e = store.entity(id);
+    if (e && !entities[id]) entities[id] = { kind: e.kind as EntityKind, signature: e.signature, file: e.path, line: e.sr === null ? null : e.sr + 1 };
+  }
+  return { root: req.id, direction: req.direction, depth, adjacency: {}, entities, to: req.to, paths: found };
 }

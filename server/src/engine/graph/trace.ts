@@ -7,7 +7,7 @@
 //           way); for an exception class, who raises it
 //   config  configuration the root depends on, through its callees; for a config key, its readers
 import type { Relation, TraceDirection, TraceEdge, TraceEntity, TraceResult } from '../../../../protocol';
-import { ErrorCodes, TRACE_DEFAULT_DEPTH, TRACE_DEFAULT_PATHS, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS } from '../../../../protocol';
+import { ErrorCodes, TRACE_DEFAULT_DEPTH, TRACE_DIRECTIONS, TRACE_MAX_DEPTH } from '../../../../protocol';
 import type { EdgeRow } from '../api';
 import { EngineError } from '../errors';
 import type { Store } from '../store/store';
@@ -20,7 +20,7 @@ export interface TraceRequest {
   depth?: number;
   relations?: Relation[];
   maxTokens?: number;
-  /** Paths to this entity instead of a traversal (see `validatePaths`). */
+  /** Paths to this entity instead of a traversal (see graph/paths.ts). */
   to?: string;
   k?: number;
 }
@@ -68,20 +68,6 @@ export function validateTrace(req: TraceRequest): { depth: number } {
     throw new EngineError(ErrorCodes.InvalidParams, `depth must be an integer from 1 to ${TRACE_MAX_DEPTH}, got ${JSON.stringify(req.depth)}`);
   }
   return { depth };
-}
-
-/** Params of a paths query: depth bounds the length (default the maximum), k the count. */
-export function validatePaths(req: TraceRequest): { depth: number; k: number; relations: Relation[] } {
-  if (typeof req.to !== 'string' || !req.to) throw new EngineError(ErrorCodes.InvalidParams, 'to must be an entity id');
-  const depth = req.depth ?? TRACE_MAX_DEPTH;
-  if (!Number.isInteger(depth) || depth < 1 || depth > TRACE_MAX_DEPTH) {
-    throw new EngineError(ErrorCodes.InvalidParams, `depth must be an integer from 1 to ${TRACE_MAX_DEPTH}, got ${JSON.stringify(req.depth)}`);
-  }
-  const k = req.k ?? TRACE_DEFAULT_PATHS;
-  if (!Number.isInteger(k) || k < 1 || k > TRACE_MAX_PATHS) {
-    throw new EngineError(ErrorCodes.InvalidParams, `k must be an integer from 1 to ${TRACE_MAX_PATHS}, got ${JSON.stringify(req.k)}`);
-  }
-  return { depth, k, relations: req.relations?.length ? req.relations : ['CALLS'] };
 }
 
 export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: string): TraceResult {
