@@ -365,7 +365,7 @@ export interface ChangedEntity {
   signature: string;
   /** Changed lines inside it (1-based; deleted entities: lines of the old version; empty when lines were only removed). */
   lines: number[];
-  /** Callers up to `depth`, nearest first (deleted: code that still names it, unresolved now). */
+  /** Callers up to `depth`, nearest first (deleted: code that still calls or imports it by name). */
   callers: string[];
   /** State it mutates and configuration it reads itself. */
   mutates: string[];

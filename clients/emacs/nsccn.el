@@ -350,7 +350,7 @@ The editor-side action of the code lens \"N callers · M callees\"."
                    (summary (concat (format "%s %s" (plist-get e :change) (plist-get e :id))
                                     (when callers
                                       (format "  %s: %s"
-                                              (if (equal (plist-get e :change) "deleted") "still called by" "callers")
+                                              (if (equal (plist-get e :change) "deleted") "still named by" "callers")
                                               (string-join callers ", ")))
                                     (when tests (format "  tests: %s" (string-join tests ", "))))))
               (xref-make summary (xref-make-file-location (nsccn--absolute server (plist-get e :file))

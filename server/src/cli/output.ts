@@ -96,7 +96,7 @@ export function formatChanges(r: ChangesResponse): string {
   for (const e of r.entities) {
     const span = e.lines.length > 1 ? `lines ${e.lines[0]}-${e.lines[e.lines.length - 1]}` : e.lines.length ? `line ${e.lines[0]}` : 'lines removed';
     lines.push(`${e.change.padEnd(9)} ${e.id}  ${e.file}:${e.line}  (${e.change === 'deleted' ? 'old ' : ''}${span})`);
-    list(e.change === 'deleted' ? 'still called by' : 'callers', e.callers);
+    list(e.change === 'deleted' ? 'still named by' : 'callers', e.callers);
     list('mutates', e.mutates);
     list('reads config', e.readsConfig);
     list('tests', e.tests);

@@ -156,7 +156,7 @@ function M.changes_items(client, res)
   for _, e in ipairs(res.entities) do
     local parts = { ('%s %s'):format(e.change, e.id) }
     if #e.callers > 0 then
-      table.insert(parts, ('%s: %s'):format(e.change == 'deleted' and 'still called by' or 'callers', table.concat(e.callers, ', ')))
+      table.insert(parts, ('%s: %s'):format(e.change == 'deleted' and 'still named by' or 'callers', table.concat(e.callers, ', ')))
     end
     if #e.tests > 0 then
       table.insert(parts, 'tests: ' .. table.concat(e.tests, ', '))

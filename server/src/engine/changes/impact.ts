@@ -129,8 +129,8 @@ function describe(store: Store, t: Touched, depth: number, isTest: (p: string) =
     lines: [...t.lines].sort((a, b) => a - b),
   };
   if (t.change === 'deleted' || !store.entity(e.id)) {
-    // Gone from the graph: the code that still calls it by name is what breaks.
-    const namers = new Set(store.incomingByName(e.name).filter((r) => r.relation === 'CALLS').map((r) => r.source));
+    // Gone from the graph: the code that still calls or imports it by name is what breaks.
+    const namers = new Set(store.incomingByName(e.name).filter((r) => r.relation === 'CALLS' || r.relation === 'IMPORTS').map((r) => r.source));
     const callers = [...namers].sort();
     return { ...base, callers, mutates: [], readsConfig: [], tests: callers.filter((c) => isTest(store.entity(c)?.path ?? '')) };
   }
