@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ChangesResponse } from '../protocol';
+import { tokensOf } from '../server/src/engine/budget/measure';
 import { Engine } from '../server/src/engine/engine';
 import { openWorkspace, type TestWorkspace } from './helpers/workspace';
 
@@ -91,6 +92,17 @@ describe('changes', () => {
       'func:service/new_mod.py:fresh',
       'method:service/store.py:Store.get',
     ]);
+  });
+
+  test('a budget shortens caller lists first, then drops entities from the end', async () => {
+    const full = await ws.engine.changes({ since: base, depth: 3 });
+    const budget = tokensOf(full) - 150;
+    const cut = await ws.engine.changes({ since: base, depth: 3, maxTokens: budget });
+    expect(cut.files).toEqual(full.files);
+    expect(cut.truncated!.tokens).toBeLessThanOrEqual(budget);
+    expect(cut.entities.map((e) => e.id)).toEqual(full.entities.slice(0, cut.entities.length).map((e) => e.id));
+    expect(cut.entities.every((e, i) => full.entities[i].callers.slice(0, e.callers.length).join() === e.callers.join())).toBe(true);
+    expect(cut.truncated!.dropped.callers + cut.truncated!.dropped.entities).toBeGreaterThan(0);
   });
 
   test('bad input: an unknown revision, two modes at once', async () => {

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LspClient, copyShop, fileUri, tempDir } from './helpers/lsp-client';
 import type { LspRange } from './helpers/lsp-text';
-import { ErrorCodes, Methods, type ChangesResponse, type SearchResponse, type SkeletonResponse, type TraceResult, type WindowResponse } from '../protocol';
+import { Commands, ErrorCodes, Methods, type ChangesResponse, type SearchResponse, type SkeletonResponse, type TraceResult, type WindowResponse } from '../protocol';
 
 interface TItem {
   name: string;
@@ -144,6 +144,20 @@ describe('nsccn/* answer params', () => {
     const bad = await rpcError(Methods.changes, { since: 'nope' });
     expect(bad.code).toBe(ErrorCodes.InvalidParams);
     expect(bad.message).toContain('unknown revision nope');
+  });
+
+  it('a resolved code lens runs nsccn.showCallers with the entity and its file', async () => {
+    const lenses = await client.request<Array<{ range: LspRange; data: { id: string } }>>('textDocument/codeLens', { textDocument: { uri: uri('shop/base.py') } });
+    const save = lenses.find((l) => l.data.id === 'method:shop/base.py:Model.save')!;
+    const resolved = await client.request<{ command: { title: string; command: string; arguments: unknown[] } }>('codeLens/resolve', save);
+    expect(resolved.command).toEqual({ title: '1 caller · 2 callees', command: Commands.showCallers, arguments: [{ id: 'method:shop/base.py:Model.save', uri: uri('shop/base.py') }] });
+  });
+
+  it('nsccn/status says per vector stream how complete it is', async () => {
+    await client.eventually(async () => (await client.status()).streamProgress?.every((p) => p.complete) === true, 15_000, 'complete streams');
+    const s = await client.status();
+    expect(s.streamProgress!.map((p) => p.stream)).toEqual(['static']);
+    expect(s.streamProgress![0].done).toBe(s.streamProgress![0].total);
   });
 
   it('bad docs or maxTokens: InvalidParams naming the field', async () => {
