@@ -7,7 +7,6 @@ import { finish, tokensOf, truncation, TRUNCATION_RESERVE } from './measure';
 
 interface Item {
   node: string;
-  index: number;
   edge: TraceEdge;
   hop: number;
 }
@@ -36,9 +35,9 @@ export function fitTrace(t: TraceResult, maxTokens: number): TraceResult {
   const hop = hops(t);
   const items: Item[] = [];
   for (const [node, edges] of Object.entries(t.adjacency)) {
-    edges.forEach((edge, index) => items.push({ node, index, edge, hop: (hop.get(node) ?? Infinity) + 1 }));
+    for (const edge of edges) items.push({ node, edge, hop: (hop.get(node) ?? Infinity) + 1 });
   }
-  // Stable: within a hop and a resolution state, the trace's own order.
+  // Resolved first, then by hop; the sort is stable, so ties keep the trace's own order.
   items.sort((a, b) => Number(b.edge.resolved) - Number(a.edge.resolved) || a.hop - b.hop);
 
   const out: TraceResult = { root: t.root, direction: t.direction, depth: t.depth, adjacency: {}, entities: {} };
@@ -54,7 +53,7 @@ export function fitTrace(t: TraceResult, maxTokens: number): TraceResult {
     const described = it.edge.resolved && !out.entities[it.edge.target] && t.entities[it.edge.target];
     const cost = tokensOf(it.edge) + (hasKey.has(it.node) ? 0 : tokensOf(it.node) + 2) + (described ? tokensOf(it.edge.target) + tokensOf(described) : 0);
     if (cost > left) {
-      full = true; // nearest first: nothing farther may take the place of what did not fit
+      full = true; // in order of usefulness: nothing less useful may take the place of what did not fit
       continue;
     }
     left -= cost;
