@@ -12,6 +12,7 @@ export const Methods = {
   window: 'nsccn/window',
   status: 'nsccn/status',
   changes: 'nsccn/changes',
+  files: 'nsccn/files',
 } as const;
 
 /**
@@ -417,6 +418,21 @@ export interface StatusResponse {
 }
 
 // ---------------------------------------------------------------------------------------------
+// nsccn/files — the indexed files (the MCP adapter lists them as skeleton resources)
+
+export interface FilesParams {}
+
+export interface IndexedFile {
+  file: string;
+  uri: string;
+  language: string;
+}
+
+export interface FilesResponse {
+  files: IndexedFile[];
+}
+
+// ---------------------------------------------------------------------------------------------
 // CLI-only JSON
 
 export interface IndexSummary {
@@ -428,6 +444,8 @@ export interface IndexSummary {
   entities: number;
   edges: number;
   seconds: number;
+  /** What the user should know about this run: it waited for another process, recovered an interrupted run, ... */
+  notes?: string[];
 }
 
 export interface StatsResponse {

@@ -106,18 +106,6 @@ describe('bad input is skipped with a reason', () => {
     await engine.close();
   });
 
-  test('a corrupt index is rebuilt, and says so', async () => {
-    const root = copyFixture('python');
-    fs.mkdirSync(path.join(root, '.nsccn'));
-    fs.writeFileSync(path.join(root, '.nsccn/index.db'), 'this is not a database'.repeat(100));
-    const logs: string[] = [];
-    const engine = await Engine.open({ root, workers: 0, embeddings: { model: 'none' }, log: (m) => logs.push(m) });
-    expect(engine.status().notes.join(' ')).toMatch(/rebuilt/);
-    expect(logs.join(' ')).toMatch(/rebuilding/);
-    expect((await engine.indexWorkspace()).files).toBe(7);
-    await engine.close();
-  });
-
   test('an index from a newer NSCCN is rebuilt, never misread', async () => {
     ws = await openWorkspace('python');
     await ws.engine.close();

@@ -1,4 +1,4 @@
-// `npm run bench [-- index|skeleton|scale|lsp|search ...]`: speed and memory on the machine's real code. Each
+// `npm run bench [-- index|skeleton|scale|lsp|mcp|kills|search ...]`: speed and memory on the machine's real code. Each
 // bench prints a table and writes bench-results/<name>.json. Not part of `npm test`.
 import { writeResult } from './corpora';
 
@@ -9,6 +9,8 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   skeleton: async () => (require('./skeleton') as typeof import('./skeleton')).benchSkeleton,
   scale: async () => (require('./scale') as typeof import('./scale')).benchScale,
   lsp: async () => (require('./lsp') as typeof import('./lsp')).benchLsp as Bench,
+  kills: async () => (require('./kills') as typeof import('./kills')).benchKills,
+  mcp: async () => (require('./mcp') as typeof import('./mcp')).benchMcp,
   search: async () => {
     const m = require('./search') as typeof import('./search');
     return async () => {

@@ -8,7 +8,7 @@ import { findWorkspaceRoot } from '../engine/config/root';
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
 import { formatChanges, formatSearch, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
-import { finishVectors, openEngine, runIndex, type GlobalOptions } from './run';
+import { closeOnSignal, finishVectors, openEngine, runIndex, type GlobalOptions } from './run';
 
 const intArg = (min: number, max: number) => (v: string) => {
   const n = Number(v);
@@ -23,12 +23,22 @@ function print(json: boolean, value: unknown, text: () => string): void {
 }
 
 async function withEngine<T>(opts: GlobalOptions, fn: (e: Engine) => Promise<T> | T, refresh = true): Promise<T> {
-  const engine = await openEngine(opts);
+  const opening = openEngine(opts);
+  const release = closeOnSignal(opening);
+  const engine = await opening.catch((e) => {
+    release();
+    throw e;
+  });
   try {
-    if (refresh) await engine.indexWorkspace();
+    if (refresh) {
+      // A query never waits for another process's index run: it answers from what is there, and says so.
+      const s = await engine.indexWorkspace(undefined, { ifBusy: 'skip' });
+      for (const n of s.notes ?? []) process.stderr.write(`nsccn: ${n}\n`);
+    }
     return await fn(engine);
   } finally {
     await engine.close();
+    release();
   }
 }
 
@@ -50,6 +60,11 @@ export function buildProgram(): Command {
   common(program.command('index').description('index the workspace (incremental)')).action(async (o: GlobalOptions) => {
     const summary = await runIndex(o);
     print(o.json, summary, () => formatSummary(summary));
+    // Files were there but none could be read or parsed: a failure, not an empty success.
+    if (summary.files === 0 && summary.skipped.length) {
+      const first = summary.skipped[0];
+      throw new Error(`nothing could be indexed: ${summary.skipped.length} file(s) skipped (${first.file}: ${first.reason})`);
+    }
   });
 
   common(program.command('search <query>').description('hybrid search for functions, classes, methods'))
@@ -120,6 +135,24 @@ export function buildProgram(): Command {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { runLanguageServer } = require('../lsp/server') as { runLanguageServer: () => void };
       runLanguageServer();
+    });
+
+  program
+    .command('mcp')
+    .description('run the MCP server for agents over stdio (it starts `nsccn lsp` as its child)')
+    .option('--root <dir>', 'workspace root', process.cwd())
+    .option('--exclude <glob...>', 'extra paths to skip (gitignore syntax)')
+    .option('--model <id>', 'embedding model (Hugging Face id or folder; "none" for no model)')
+    .action(async (o: { root: string; exclude?: string[]; model?: string }) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { runMcpServer } = require('../../../clients/mcp/server') as typeof import('../../../clients/mcp/server');
+      const model = o.model ?? process.env.NSCCN_MODEL;
+      await runMcpServer({
+        root: o.root,
+        lspCommand: { command: process.execPath, args: [__filename, 'lsp', '--stdio'] },
+        initializationOptions: { ...(o.exclude ? { exclude: o.exclude } : {}), ...(model ? { embeddings: { model } } : {}) },
+        version: require('../../../../package.json').version,
+      });
     });
   return program;
 }

@@ -3,7 +3,12 @@ import type { ChangesResponse, IndexSummary, SearchResponse, Skeleton, StatsResp
 
 export function formatSummary(s: IndexSummary): string {
   const parts = [`${s.parsed} parsed`, `${s.unchanged} unchanged`, `${s.deleted} deleted`, `${s.skipped.length} skipped`];
-  return `indexed ${s.files} files (${parts.join(', ')}): ${s.entities} entities, ${s.edges} edges in ${s.seconds.toFixed(2)} s`;
+  const head = `indexed ${s.files} files (${parts.join(', ')}): ${s.entities} entities, ${s.edges} edges in ${s.seconds.toFixed(2)} s`;
+  // Files that failed (not merely too large or ignored) are named, with why.
+  const failed = s.skipped.filter((x) => !/^larger than |^symbolic link /.test(x.reason));
+  const shown = failed.slice(0, 10).map((x) => `  skipped ${x.file}: ${x.reason}`);
+  if (failed.length > shown.length) shown.push(`  ... and ${failed.length - shown.length} more (--json lists them)`);
+  return [head, ...shown].join('\n');
 }
 
 /** The line that says what a token budget dropped (empty when nothing was). */

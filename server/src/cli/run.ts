@@ -18,6 +18,27 @@ export interface GlobalOptions {
   verbose: boolean;
 }
 
+/**
+ * Closes the engine cleanly on SIGINT/SIGTERM (a running index stops at its next batch and the
+ * index is closed), then exits 130/143. Returns the function that removes the handlers.
+ */
+export function closeOnSignal(engine: Engine | Promise<Engine>): () => void {
+  const on = (signal: NodeJS.Signals, code: number) => {
+    const handler = () => {
+      process.stderr.write(`nsccn: ${signal}: closing the index\n`);
+      // Installed before the engine opens: a signal while it opens closes it once it is open.
+      void Promise.resolve(engine)
+        .then((e) => e.close())
+        .catch(() => undefined)
+        .finally(() => process.exit(code));
+    };
+    process.once(signal, handler);
+    return () => process.off(signal, handler);
+  };
+  const offs = [on('SIGINT', 130), on('SIGTERM', 143)];
+  return () => offs.forEach((off) => off());
+}
+
 interface Shaping {
   exclude: string[];
   maxFileBytes: number | null;
@@ -63,7 +84,12 @@ export function openEngine(o: GlobalOptions, forIndex = false): Promise<Engine> 
 }
 
 export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
-  const engine = await openEngine(o, true);
+  const opening = openEngine(o, true);
+  const release = closeOnSignal(opening);
+  const engine = await opening.catch((e) => {
+    release();
+    throw e;
+  });
   const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: 'indexing [{bar}] {percentage}% {value}/{total} files', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   try {
     let started = false;
@@ -76,12 +102,14 @@ export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
       bar.update(p.done);
     });
     bar?.stop();
+    if (!o.json) for (const n of summary.notes ?? []) process.stderr.write(`nsccn: ${n}\n`);
     fs.writeFileSync(shapingFile(o.root), JSON.stringify(shaping(o, true)) + '\n');
     // Every configured vector stream complete before exit: the next query ranks as all later ones.
     await finishVectors(engine, o);
     return summary;
   } finally {
     await engine.close();
+    release();
   }
 }
 

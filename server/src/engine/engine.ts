@@ -29,7 +29,7 @@ import { fitSkeleton } from './budget/skeleton';
 import { fitTrace } from './budget/trace';
 import type { EdgeRow, EngineOptions, EntityRow, GraphChange, IndexProgress, Position, TextChange } from './api';
 import { EmbeddingService } from './embed/service';
-import { EngineError } from './errors';
+import { EngineError, fromStoreError } from './errors';
 import { Graph } from './graph/graph';
 import { implementations, subtypes, supertypes } from './graph/hierarchy';
 import { pathTrace } from './graph/paths';
@@ -48,12 +48,15 @@ import { suggestIds } from './suggest';
 import { sourceWindow } from './window';
 import { applyDeletion, applyExtraction } from './workspace/apply';
 import { IgnoreRules } from './workspace/discover';
-import { OpenDocuments } from './workspace/documents';
+import { OpenDocuments, type BufferState } from './workspace/documents';
 import { indexFromDisk } from './workspace/indexer';
 import { processFile } from './workspace/process';
-import { decodeSource } from './workspace/read';
+import { escapes } from './workspace/confine';
+import { readSource } from './workspace/read';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+/** Files larger than this are not read to answer a request (they are not indexed either). */
+const MAX_SHOWN_BYTES = 256 * 1024 * 1024;
 
 export interface SkeletonOptions {
   docs?: DocsLevel;
@@ -82,6 +85,8 @@ export class Engine {
   /** Set by close(): a running index stops at the next batch instead of finishing. */
   private closing = false;
   private closePromise: Promise<void> | null = null;
+  /** Set when the index can only be read: queries answer, nothing is written. */
+  private readOnlyBecause: string | null = null;
 
   private constructor(
     private readonly opts: EngineOptions & { root: string },
@@ -96,7 +101,7 @@ export class Engine {
     this.store = new Store(db);
     this.graph = new Graph(this.store);
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
-    this.docs = new OpenDocuments(this.store, this.graph, parsers);
+    this.docs = new OpenDocuments(this.store, this.graph, parsers, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
     const lexical = new LexicalStream(new FtsIndex(db));
     this.embeddings = new EmbeddingService(this.store, opts.embeddings, this.log);
     const exact = new ExactNameStream(this.store);
@@ -117,21 +122,34 @@ export class Engine {
     const config = loadProjectConfig(root);
     options = withProjectConfig(options, config);
     const dbPath = options.dbPath ?? path.join(root, '.nsccn', 'index.db');
-    const { db, rebuiltBecause } = openDatabase(dbPath, log);
+    const { db, rebuiltBecause, readOnlyBecause } = openDatabase(dbPath, log);
     if (!options.dbPath) keepIndexOutOfGit(path.dirname(dbPath));
     const parsers = new Parsers();
     await parsers.load(LANGUAGES);
     const engine = new Engine({ ...options, root }, db, parsers, config);
     if (rebuiltBecause) engine.notes.push(`index rebuilt: ${rebuiltBecause}`);
+    if (readOnlyBecause) {
+      engine.readOnlyBecause = readOnlyBecause;
+      engine.notes.push(readOnlyBecause);
+      log(`nsccn: ${readOnlyBecause}`);
+    }
     engine.embeddings.start();
     return engine;
   }
 
   // --- keeping the index current -------------------------------------------------------------
 
-  /** Brings the index up to date with the disk (only added, changed and deleted files are read). */
-  indexWorkspace(onProgress?: (p: IndexProgress) => void): Promise<IndexSummary> {
+  /**
+   * Brings the index up to date with the disk (only added, changed and deleted files are read).
+   * When another process is indexing the same index, `wait` (the default) waits for it to
+   * finish first; `skip` answers at once from the index as it is (the summary's notes say so).
+   */
+  indexWorkspace(onProgress?: (p: IndexProgress) => void, options: { ifBusy?: 'wait' | 'skip' } = {}): Promise<IndexSummary> {
     this.assertOpen();
+    if (this.readOnlyBecause) {
+      const c = this.store.counts();
+      return Promise.resolve({ files: c.files, parsed: 0, unchanged: 0, deleted: 0, skipped: [], entities: c.entities, edges: c.edges, seconds: 0, notes: [this.readOnlyBecause] });
+    }
     // One run at a time: a second caller shares the run in progress.
     if (this.indexing) return this.indexing;
     const run = indexFromDisk(
@@ -147,12 +165,17 @@ export class Engine {
         openFiles: this.docs.paths(),
         log: this.log,
         shouldStop: () => this.closing,
+        ifBusy: options.ifBusy ?? 'wait',
       },
       onProgress,
     );
-    this.indexing = run.finally(() => {
-      this.indexing = null;
-    });
+    this.indexing = run
+      .catch((e) => {
+        throw fromStoreError(e); // a full disk, a damaged file: one clear message
+      })
+      .finally(() => {
+        this.indexing = null;
+      });
     return this.indexing.then((summary) => {
       if ((summary.parsed || summary.deleted) && !this.closing) {
         this.embeddings.changed();
@@ -166,23 +189,33 @@ export class Engine {
     return this.indexing !== null;
   }
 
-  /** Files changed on disk (watcher or `workspace/didChangeWatchedFiles`); paths relative. */
+  /**
+   * Files changed on disk (watcher or `workspace/didChangeWatchedFiles`); paths relative. A file
+   * that is gone or now links outside the root is a deletion; one bad path is logged and skipped,
+   * never the end of the batch.
+   */
   async syncFiles(changes: FileChange[]): Promise<void> {
     this.assertOpen();
     const max = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const open = this.docs.paths();
     const touched: string[] = [];
+    const forget = (rel: string) => {
+      if (!this.store.file(rel)) return;
+      applyDeletion(this.store, this.graph, rel);
+      touched.push(rel);
+    };
     this.store.transaction(() => {
       for (const c of changes) {
-        const rel = this.relativePath(c.path);
+        let rel: string;
+        try {
+          rel = this.relativePath(c.path, { followLinks: false });
+        } catch (e) {
+          this.log(`ignored a change to ${String(c?.path)}: ${(e as Error).message}`);
+          continue;
+        }
         if (open.has(rel) || !languageForPath(rel)) continue;
-        const abs = path.join(this.root, rel);
-        const exists = fs.existsSync(abs);
-        if (c.type === 'deleted' || !exists || this.rules.ignored(rel, false)) {
-          if (this.store.file(rel)) {
-            applyDeletion(this.store, this.graph, rel);
-            touched.push(rel);
-          }
+        if (c.type === 'deleted' || this.rules.ignored(rel, false)) {
+          forget(rel);
           continue;
         }
         const known = this.store.file(rel);
@@ -192,11 +225,8 @@ export class Engine {
           touched.push(rel);
         } else if (o.kind === 'unchanged' && known) this.store.touchFile(known.fid, o.mtimeMs, o.size);
         else if (o.kind === 'skipped') {
-          this.log(`skipped ${rel}: ${o.reason}`);
-          if (known) {
-            applyDeletion(this.store, this.graph, rel);
-            touched.push(rel);
-          }
+          if (!o.gone) this.log(`skipped ${rel}: ${o.reason}`);
+          forget(rel);
         }
       }
     });
@@ -209,23 +239,37 @@ export class Engine {
 
   // --- editor buffers ------------------------------------------------------------------------
 
-  openDocument(file: string, text: string, version: number): void {
+  /**
+   * A buffer opened in the editor; it is the file's truth until closed. Returns null for files
+   * no language reads, else whether the buffer is indexed (a buffer over `maxFileBytes` is not,
+   * as on disk: `reason` says so, for the face to tell the user).
+   */
+  openDocument(file: string, text: string, version: number): BufferState | null {
     this.assertOpen();
     const rel = this.relativePath(file);
-    if (this.docs.open(rel, text, version)) {
+    if (typeof text !== 'string') throw new EngineError(ErrorCodes.InvalidParams, 'text must be a string');
+    const state = this.docs.open(rel, text, version);
+    if (state) {
       this.embeddings.changed();
       this.emit([rel]);
     }
+    return state;
   }
 
-  changeDocument(file: string, changes: TextChange[], version: number): void {
+  /**
+   * Applies edits to an open buffer. Throws InvalidParams, changing nothing, for a version that
+   * is not newer than the buffer's (edits out of order). Null when the file is not open.
+   */
+  changeDocument(file: string, changes: TextChange[], version: number): BufferState | null {
     this.assertOpen();
     const rel = this.relativePath(file);
     if (!Array.isArray(changes)) throw new EngineError(ErrorCodes.InvalidParams, 'changes must be an array');
-    if (this.docs.change(rel, changes, version)) {
+    const state = this.docs.change(rel, changes, version);
+    if (state) {
       this.embeddings.changed(); // debounced by the service: cheap per keystroke
       this.emit([rel]);
     }
+    return state;
   }
 
   async closeDocument(file: string): Promise<void> {
@@ -238,8 +282,12 @@ export class Engine {
 
   // --- paths ---------------------------------------------------------------------------------
 
-  /** Workspace-relative `/` path of an absolute path, a `file://` URI or a relative path. */
-  relativePath(p: string): string {
+  /**
+   * Workspace-relative `/` path of an absolute path, a `file://` URI or a relative path. Unless
+   * `followLinks` is false, a path that links out of the root (itself or through a parent) is
+   * outside too; watch events pass false, since a file that now links out is a deletion.
+   */
+  relativePath(p: string, opts: { followLinks?: boolean } = {}): string {
     if (typeof p !== 'string' || !p) throw new EngineError(ErrorCodes.InvalidParams, 'expected a file path or URI');
     let abs: string;
     if (p.startsWith('file:')) {
@@ -251,11 +299,14 @@ export class Engine {
     } else if (/^[a-z][a-z0-9+.-]*:/i.test(p) && !/^[a-z]:[\\/]/i.test(p)) {
       throw new EngineError(ErrorCodes.OutsideWorkspace, `only file URIs are served, got ${p}`);
     } else abs = path.resolve(this.root, p);
+    if (abs.includes('\0')) throw new EngineError(ErrorCodes.InvalidParams, 'a path cannot contain a NUL byte');
     const rel = path.relative(this.root, abs);
-    if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) {
+    // Segments, not a string prefix: `..foo.py` is a file in the root.
+    if (!rel || escapes(rel)) {
       throw new EngineError(ErrorCodes.OutsideWorkspace, `${p} is outside the workspace ${this.root}`);
     }
     const out = rel.split(path.sep).join('/');
+    if (opts.followLinks === false) return out;
     // A symlink inside the root that points out of it is outside too.
     // (The file itself may not exist yet: judge its nearest existing ancestor.)
     let probe = abs;
@@ -267,7 +318,7 @@ export class Engine {
       /* unreadable: judged by its path alone */
     }
     const r = path.relative(this.realRoot, real);
-    if (r.startsWith('..') || path.isAbsolute(r)) throw new EngineError(ErrorCodes.OutsideWorkspace, `${p} links outside the workspace ${this.root}`);
+    if (escapes(r)) throw new EngineError(ErrorCodes.OutsideWorkspace, `${p} links outside the workspace ${this.root}`);
     return out;
   }
 
@@ -275,17 +326,14 @@ export class Engine {
     return path.join(this.root, rel);
   }
 
-  /** The current text of a workspace file: its open buffer, else the disk. */
+  /**
+   * The current text of a workspace file: its open buffer, else the disk — read only if the
+   * file is inside the root at this moment (an index path or a symlink may point elsewhere).
+   */
   fileText(rel: string): string {
     const open = this.docs.text(rel);
     if (open !== undefined) return open;
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(path.join(this.root, rel));
-    } catch (e) {
-      throw new EngineError(ErrorCodes.NotIndexed, `cannot read ${rel}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
-    const read = decodeSource(bytes, 0);
+    const read = readSource(this.root, this.realRoot, rel, MAX_SHOWN_BYTES, languageForPath(rel)?.encodingCookie);
     if (!read.ok) throw new EngineError(ErrorCodes.NotIndexed, `cannot show ${rel}: ${read.reason}`);
     return read.text;
   }

@@ -33,7 +33,10 @@ export function fromStoreError(e: unknown): unknown {
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
     return new EngineError(ErrorCodes.IndexUnavailable, 'the index file is damaged; it is rebuilt the next time nsccn opens it (or delete .nsccn)');
   }
-  if (code.startsWith('SQLITE_FULL') || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) {
+  if (code.startsWith('SQLITE_FULL')) {
+    return new EngineError(ErrorCodes.IndexUnavailable, 'the disk holding the index is full: free some space and run again (what was committed is kept; the next run completes it)');
+  }
+  if (code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) {
     return new EngineError(ErrorCodes.IndexUnavailable, `the index cannot be written (${code}): check disk space and permissions of .nsccn`);
   }
   return e;

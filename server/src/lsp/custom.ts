@@ -11,6 +11,7 @@ import {
   TRACE_MAX_PATHS,
   type ChangesResponse,
   type EmbeddingStatus,
+  type FilesResponse,
   type SearchParams,
   type SearchResponse,
   type SearchResult,
@@ -142,6 +143,15 @@ export function status(workspaces: Workspaces, indexing: boolean): StatusRespons
     streamProgress,
     notes,
   };
+}
+
+/** Every indexed file of every folder, sorted by URI. */
+export function files(workspaces: Workspaces): FilesResponse {
+  const out = workspaces
+    .list()
+    .flatMap((ws) => ws.engine.store.files().map((f) => ({ file: f.path, uri: pathToUri(ws.engine.absolutePath(f.path)), language: f.language })));
+  out.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+  return { files: out };
 }
 
 /** The entity a request names: `id`, or `uri` + `position` (the name or entity at the cursor). */

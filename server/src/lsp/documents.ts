@@ -3,6 +3,8 @@
 // update) when the burst goes quiet, or at once when a request arrives — every request first
 // calls flush(), so answers always reflect every unsaved edit. didClose hands the file back to
 // its disk content. Operations on one URI stay in order even when a close (async) is running.
+// No edit is dropped silently: an edit that cannot be applied (out of order, or failing) makes
+// the server forget the buffer (it answers from the saved file) and tells the user to reopen it.
 import type {
   DidChangeTextDocumentParams,
   DidCloseTextDocumentParams,
@@ -30,10 +32,16 @@ export class OpenDocuments {
   /** Per URI: the close still running, after which queued operations of that URI run. */
   private readonly busy = new Map<string, Promise<void>>();
   private readonly outsideLogged = new Set<string>();
+  /** Per URI: the last version received (edits must come in order). */
+  private readonly versions = new Map<string, number>();
+  /** URIs whose buffer is too large to index (told once per transition). */
+  private readonly unindexed = new Set<string>();
 
   constructor(
     private readonly workspaces: Workspaces,
     private readonly log: Logger,
+    /** Says something the user should see (window/showMessage). */
+    private readonly tell: Logger = log,
   ) {}
 
   open(params: DidOpenTextDocumentParams): void {
@@ -52,8 +60,11 @@ export class OpenDocuments {
       }
       if (!this.workspaces.isIndexable(routed)) return;
       this.flushUri(uri);
-      routed.ws.engine.openDocument(routed.path, text, version);
+      const state = routed.ws.engine.openDocument(routed.path, text, version);
       this.docs.set(uri, routed);
+      this.versions.set(uri, version);
+      this.unindexed.delete(uri);
+      if (state) this.report(uri, state);
     });
   }
 
@@ -66,9 +77,17 @@ export class OpenDocuments {
     this.inOrder(uri, () => {
       const routed = this.docs.get(uri);
       if (!routed) return; // not a document we index
-      const batch = this.batches.get(uri) ?? { routed, changes: [], version: 0 };
-      batch.changes.push(...changes);
-      batch.version = typeof version === 'number' ? version : batch.version;
+      const last = this.versions.get(uri) ?? 0;
+      const v = typeof version === 'number' ? version : last + 1;
+      if (!Number.isInteger(v) || v <= last) {
+        this.flushUri(uri);
+        this.desync(uri, routed, `edit version ${JSON.stringify(version)} arrived after version ${last}`);
+        return;
+      }
+      this.versions.set(uri, v);
+      const batch = this.batches.get(uri) ?? { routed, changes: [], version: v };
+      for (const c of changes) batch.changes.push(c); // no spread: a change list can be huge
+      batch.version = v;
       this.batches.set(uri, batch);
       if (this.batchTimer) clearTimeout(this.batchTimer);
       this.batchTimer = setTimeout(() => this.flush(), CHANGE_BATCH_MS);
@@ -89,7 +108,7 @@ export class OpenDocuments {
       this.outsideLogged.delete(uri);
       if (!routed) return;
       this.flushUri(uri);
-      this.docs.delete(uri);
+      this.forgetUri(uri);
       return routed.ws.engine.closeDocument(routed.path);
     });
   }
@@ -98,7 +117,7 @@ export class OpenDocuments {
   forget(ws: Workspace): void {
     for (const [uri, d] of this.docs) {
       if (d.ws !== ws) continue;
-      this.docs.delete(uri);
+      this.forgetUri(uri);
       this.batches.delete(uri);
     }
   }
@@ -114,10 +133,38 @@ export class OpenDocuments {
     if (!batch) return;
     this.batches.delete(uri);
     try {
-      batch.routed.ws.engine.changeDocument(batch.routed.path, batch.changes, batch.version);
+      const state = batch.routed.ws.engine.changeDocument(batch.routed.path, batch.changes, batch.version);
+      if (state) this.report(uri, state);
     } catch (e) {
-      this.log(`${uri}: ${batch.changes.length} change(s) not applied: ${e instanceof Error ? e.message : String(e)}`);
+      this.desync(uri, batch.routed, `${batch.changes.length} change(s) could not be applied: ${e instanceof Error ? e.message : String(e)}`);
     }
+  }
+
+  /** Tells the user when a buffer stops or starts being indexed because of its size. */
+  private report(uri: string, state: { indexed: boolean; reason?: string }): void {
+    if (!state.indexed && !this.unindexed.has(uri)) {
+      this.unindexed.add(uri);
+      this.tell(`NSCCN: ${state.reason ?? `${uri} is not indexed`}`);
+    } else if (state.indexed && this.unindexed.delete(uri)) {
+      this.log(`${uri}: the buffer is small enough again and indexed`);
+    }
+  }
+
+  /**
+   * The server's copy of a buffer can no longer be trusted: forget it (the engine answers from
+   * the saved file), ignore its further edits, and tell the user how to resync.
+   */
+  private desync(uri: string, routed: Routed, why: string): void {
+    this.forgetUri(uri);
+    this.batches.delete(uri);
+    this.tell(`NSCCN: lost track of the unsaved changes of ${uri} (${why}); answering from the saved file until it is reopened`);
+    this.inOrder(uri, () => routed.ws.engine.closeDocument(routed.path));
+  }
+
+  private forgetUri(uri: string): void {
+    this.docs.delete(uri);
+    this.versions.delete(uri);
+    this.unindexed.delete(uri);
   }
 
   /**

@@ -1,7 +1,7 @@
 // Errors are values at the edges: every failure inside a handler becomes a JSON-RPC error with
 // the engine's code and message (so clients and the MCP adapter see the same codes the CLI
 // prints), and nothing a client sends can take the server down.
-import { ResponseError, ErrorCodes as RpcErrorCodes } from 'vscode-languageserver/node';
+import { LSPErrorCodes, ResponseError, ErrorCodes as RpcErrorCodes, type CancellationToken } from 'vscode-languageserver/node';
 import { ErrorCodes, type ErrorData } from '../../../protocol';
 import { EngineError, fromStoreError, isEngineError } from '../engine/errors';
 
@@ -23,16 +23,19 @@ export function toResponseError(method: string, raw: unknown): ResponseError<Err
 
 /**
  * Wraps a request handler: engine errors keep their code and message; anything unexpected is
- * logged with its stack (it is a bug, not bad input) and answered as an internal error.
+ * logged with its stack (it is a bug, not bad input) and answered as an internal error. A
+ * request cancelled while it ran (one that awaited) is answered RequestCancelled.
  */
 export function guardRequest<P, R>(
   method: string,
   log: Logger,
   handler: (params: P) => R | Promise<R>,
-): (params: P) => Promise<R> {
-  return async (params: P) => {
+): (params: P, token?: CancellationToken) => Promise<R> {
+  return async (params: P, token?: CancellationToken) => {
     try {
-      return await handler(params);
+      const result = await handler(params);
+      if (token?.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, `${method} cancelled`);
+      return result;
     } catch (e) {
       if (!isEngineError(e) && !(e instanceof ResponseError)) {
         log(`${method} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

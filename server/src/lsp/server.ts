@@ -7,6 +7,7 @@ import {
   ProposedFeatures,
   type Connection,
 } from 'vscode-languageserver/node';
+import { cancelQueued, stdioTransport } from './transport';
 import { Methods } from '../../../protocol';
 import { incomingCalls, outgoingCalls, prepareCallHierarchy } from './callHierarchy';
 import { codeLenses, resolveCodeLens } from './codeLens';
@@ -22,28 +23,39 @@ import { implementation, prepareTypeHierarchy, typeHierarchyStep } from './typeH
 
 /** Starts the server on stdin/stdout (`nsccn lsp [--stdio]`). */
 export function runLanguageServer(): void {
-  const connection = createStdioConnection();
+  let session: Session | null = null;
+  let exiting = false;
+  // Closes every index before leaving (a stream fault, a signal, the input's end).
+  const leave = (code: number, why?: string) => {
+    if (exiting) return;
+    exiting = true;
+    if (why) process.stderr.write(`nsccn lsp: ${why}\n`);
+    const force = setTimeout(() => process.exit(code), 5000);
+    force.unref();
+    void (session?.shutdown() ?? Promise.resolve()).finally(() => process.exit(code));
+  };
+  const { reader, writer } = stdioTransport(process.stdin, process.stdout, (why) => leave(1, `${why}; exiting`));
+  const connection = createConnection(ProposedFeatures.all, reader, writer, cancelQueued);
+  redirectConsole(connection);
   // Last line of defence: a bug in a timer or a forgotten promise is logged, not fatal.
   process.on('unhandledRejection', (e) => connection.console.error(`unhandled rejection: ${describe(e)}`));
   process.on('uncaughtException', (e) => connection.console.error(`uncaught exception: ${describe(e)}`));
-  startServer(connection);
+  // An editor closing stops its server with SIGTERM; a terminal with SIGINT.
+  process.on('SIGTERM', () => leave(session?.isShutDown ? 0 : 143));
+  process.on('SIGINT', () => leave(session?.isShutDown ? 0 : 130));
+  // The client is gone: after shutdown that is a normal end, otherwise an error.
+  process.stdin.on('end', () => leave(session?.isShutDown ? 0 : 1));
+  process.stdin.on('close', () => leave(session?.isShutDown ? 0 : 1));
+  session = startServer(connection);
   connection.listen();
 }
 
-/**
- * stdio whether or not `--stdio` was passed. With the flag the library also redirects
- * console.* to the client's log; without it we do the same by hand, because one stray
- * console.log on stdout would corrupt the protocol stream.
- */
-function createStdioConnection(): Connection {
-  const transportFlag = process.argv.slice(2).some((a) => /^--(stdio|node-ipc|socket|pipe)(=|$)/.test(a));
-  if (transportFlag) return createConnection(ProposedFeatures.all);
-  const connection = createConnection(ProposedFeatures.all, process.stdin, process.stdout);
+/** One stray console.log on stdout would corrupt the protocol stream: console goes to the client's log. */
+function redirectConsole(connection: Connection): void {
   const text = (args: unknown[]) => args.map((a) => (typeof a === 'string' ? a : inspect(a))).join(' ');
   console.log = console.info = console.debug = (...args: unknown[]) => connection.console.log(text(args));
   console.warn = (...args: unknown[]) => connection.console.warn(text(args));
   console.error = (...args: unknown[]) => connection.console.error(text(args));
-  return connection;
 }
 
 /** Wires every handler of the server to `connection` (tests may pass their own connection). */
@@ -51,12 +63,16 @@ export function startServer(connection: Connection): Session {
   const session = new Session(connection);
   const { workspaces, documents, log } = session;
   // Every request first applies the edits still batched, so answers reflect every keystroke.
+  // The lifecycle is the spec's: before initialize, ServerNotInitialized; after shutdown,
+  // InvalidRequest (notifications then are dropped, except exit).
   const request = <P, R>(method: string, fn: (params: P) => R | Promise<R>) =>
     guardRequest(method, log, (params: P) => {
+      session.checkRequest(method);
       documents.flush();
       return fn(params);
     });
-  const notification = <P>(method: string, fn: (params: P) => void | Promise<void>) => guardNotification(method, log, fn);
+  const notification = <P>(method: string, fn: (params: P) => void | Promise<void>) =>
+    guardNotification(method, log, (params: P) => (session.acceptsNotifications ? fn(params) : undefined));
 
   connection.onInitialize(request('initialize', (p) => session.initialize(p)));
   connection.onInitialized(notification('initialized', () => session.initialized()));
@@ -142,5 +158,6 @@ export function startServer(connection: Connection): Session {
   connection.onRequest(Methods.window, request(Methods.window, (p: unknown) => custom.window(workspaces, Methods.window, p)));
   connection.onRequest(Methods.changes, request(Methods.changes, (p: unknown) => custom.changes(workspaces, Methods.changes, p)));
   connection.onRequest(Methods.status, request(Methods.status, () => custom.status(workspaces, session.indexing())));
+  connection.onRequest(Methods.files, request(Methods.files, () => custom.files(workspaces)));
   return session;
 }

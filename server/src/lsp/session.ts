@@ -3,6 +3,8 @@
 // client said it can do, which the features consult.
 import * as path from 'node:path';
 import {
+  ErrorCodes as RpcErrorCodes,
+  ResponseError,
   TextDocumentSyncKind,
   type ClientCapabilities,
   type Connection,
@@ -30,16 +32,41 @@ export class Session {
   /** Folder additions/removals, applied one after another. */
   private folderChanges: Promise<void> = Promise.resolve();
   private shutDown = false;
+  /** initialize has been received (requests other than initialize are served from then on). */
+  private initializeReceived = false;
 
   constructor(private readonly connection: Connection) {
     this.log = (m) => connection.console.info(m);
     this.workspaces = new Workspaces(this.log);
-    this.documents = new OpenDocuments(this.workspaces, this.log);
+    this.documents = new OpenDocuments(this.workspaces, this.log, (m) => {
+      this.log(m);
+      void connection.window.showWarningMessage(m);
+    });
     this.indexer = new BackgroundIndexer(connection, this.workspaces, this.log, () => this.clientShowsProgress());
     this.lensRefresher = new CodeLensRefresher(connection, this.log);
     this.workspaces.onDidChangeGraph(() => {
       if (this.capabilities.workspace?.codeLens?.refreshSupport) this.lensRefresher.schedule();
     });
+  }
+
+  /** Throws the spec's error for a request the lifecycle does not allow now. */
+  checkRequest(method: string): void {
+    if (this.shutDown) throw new ResponseError(RpcErrorCodes.InvalidRequest, `${method}: the server has been shut down; only exit is accepted`);
+    if (method === 'initialize') {
+      if (this.initializeReceived) throw new ResponseError(RpcErrorCodes.InvalidRequest, 'initialize: the server is already initialized');
+      this.initializeReceived = true;
+    } else if (!this.initializeReceived) {
+      throw new ResponseError(RpcErrorCodes.ServerNotInitialized, `${method}: the server is not initialized; send initialize first`);
+    }
+  }
+
+  /** Notifications before initialize and after shutdown are dropped (exit is the library's). */
+  get acceptsNotifications(): boolean {
+    return this.initializeReceived && !this.shutDown;
+  }
+
+  get isShutDown(): boolean {
+    return this.shutDown;
   }
 
   async initialize(params: InitializeParams): Promise<InitializeResult> {

@@ -68,7 +68,7 @@ export class WatchedFiles {
   onClientChanges(params: DidChangeWatchedFilesParams): void {
     const byWs = new Map<Workspace, SyncChange[]>();
     for (const c of params.changes ?? []) {
-      const routed = this.workspaces.tryRoute(c.uri);
+      const routed = this.workspaces.tryRoute(c.uri, { followLinks: false });
       if (!routed || !this.workspaces.isIndexable(routed)) continue;
       const type = c.type === FileChangeType.Created ? 'created' : c.type === FileChangeType.Deleted ? 'deleted' : 'changed';
       const list = byWs.get(routed.ws) ?? [];

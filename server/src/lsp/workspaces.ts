@@ -123,8 +123,11 @@ export class Workspaces {
     return [...this.byRoot.values()];
   }
 
-  /** The workspace owning a URI; throws OutsideWorkspace (or IndexUnavailable) otherwise. */
-  route(uri: string): Routed {
+  /**
+   * The workspace owning a URI; throws OutsideWorkspace (or IndexUnavailable) otherwise.
+   * `followLinks: false` judges the path alone (watch events: a file that now links out is a deletion).
+   */
+  route(uri: string, opts: { followLinks?: boolean } = {}): Routed {
     const abs = uriToPath(uri);
     const ws = this.deepest(abs, this.byRoot.keys());
     const brokenRoot = this.deepest(abs, this.failed.keys());
@@ -139,13 +142,13 @@ export class Workspaces {
       );
     }
     const workspace = this.byRoot.get(ws)!;
-    return { ws: workspace, path: workspace.engine.relativePath(abs) };
+    return { ws: workspace, path: workspace.engine.relativePath(abs, opts) };
   }
 
   /** Like route, but null for URIs no workspace owns (notifications ignore those quietly). */
-  tryRoute(uri: string): Routed | null {
+  tryRoute(uri: string, opts: { followLinks?: boolean } = {}): Routed | null {
     try {
-      return this.route(uri);
+      return this.route(uri, opts);
     } catch {
       return null;
     }

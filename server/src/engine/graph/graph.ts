@@ -1,12 +1,12 @@
 // Keeps edges true as files change: applies extractions to the symbol model, then resolves the
 // refs of changed files plus the refs elsewhere whose resolution may have moved (those naming
 // an entity that appeared or disappeared).
-import type { FileExtraction, LanguageSupport, RawRef } from '../languages/types';
+import type { FileExtraction, LanguageSupport } from '../languages/types';
 import { languageById } from '../languages/registry';
-import type { Store } from '../store/store';
+import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../store/store';
 import type { RefDbRow } from '../store/rows';
-import { SymbolModel, type Ent } from './model';
+import { dirOf, SymbolModel, type Ent } from './model';
 import { PendingRefs } from './pending';
 import { Resolver, type RefInput } from './resolve';
 
@@ -23,10 +23,19 @@ interface Work {
   recheck: number[];
   /** Names that appeared or disappeared: references ending in them may resolve differently. */
   names: Set<string>;
+  /** Classes (by name) that gained or lost a method: references to them and their subclasses too. */
+  classes: Set<string>;
+  /** Class names that appeared or went: references whose receiver is typed by such a name too. */
+  types: Set<string>;
+  /**
+   * Files that appeared or went (path → module name): imports that name their module, and for
+   * a package's own module, everything inside the package, may bind differently now.
+   */
+  files: Map<string, string | null>;
 }
 
 function newWork(): Work {
-  return { pending: new PendingRefs(), recheck: [], names: new Set() };
+  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map() };
 }
 
 const CHUNK = 5000;
@@ -74,19 +83,29 @@ export class Graph {
    * what their resolution depends on in this file (imports, attribute types, entities, bases)
    * changed.
    */
-  fileChanged(file: string, language: LanguageSupport, module: string | null, ex: FileExtraction, refs: Array<{ rid: number; ref: RawRef }>, removedIds: string[], kept: number[] = [], fromRun = false): void {
+  fileChanged(file: string, language: LanguageSupport, module: string | null, ex: FileExtraction, written: Pick<ReplaceResult, 'refs' | 'kept' | 'removedIds' | 'orphaned'>, fromRun = false): void {
     this.load();
+    const { refs, kept, removedIds } = written;
     const w = fromRun && this.run ? this.run : this.live;
+    for (const rid of written.orphaned) w.recheck.push(rid);
     const context = JSON.stringify([
       ex.imports.map((b) => [b.local, b.module, b.member]),
       ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
       ex.entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`).sort(),
     ]);
-    if (kept.length && this.contexts.get(file) !== context) w.recheck.push(...kept);
+    // A loop, not push(...kept): a spread of a large file's references overflows the stack.
+    if (kept.length && this.contexts.get(file) !== context) for (const rid of kept) w.recheck.push(rid);
     this.contexts.set(file, context);
     const before = this.model.files.get(file);
+    if (!before) w.files.set(file, module);
     const oldIds = new Set(before ? [...before.byQname.values()].map((e) => e.id) : []);
     const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
+    const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
+    // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
+    const rebased = ex.entities.filter((e) => e.kind === 'class' && oldBases.has(e.id) && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])).map((e) => e.id);
+    if (rebased.length) for (const n of this.inheritedNames(rebased)) w.names.add(n);
+    // ... and so do the constructor calls of it and its subclasses.
+    for (const id of rebased) w.classes.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
     this.model.setFile({
       file,
       language,
@@ -95,23 +114,104 @@ export class Graph {
       bindings: ex.imports,
       attrTypes: ex.attrTypes,
     });
-    const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
+    if (rebased.length) for (const n of this.inheritedNames(rebased)) w.names.add(n);
     for (const e of ex.entities) {
       // A new name may capture references elsewhere; a class whose bases moved changes lookups through it.
       if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? []))) w.names.add(e.name);
     }
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    for (const e of ex.entities) if (e.kind === 'class' && !oldIds.has(e.id)) w.types.add(e.name);
+    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    // A member that appears or goes changes calls of its class and its subclasses by their own
+    // names (a constructor call `Child()` binds to an inherited constructor).
+    const members = ex.entities.filter((e) => e.kind === 'method' && !oldIds.has(e.id)).map((e) => e.parent);
+    for (const id of removedIds) if (id.startsWith('method:')) members.push(before?.byQname.get(id.slice(id.lastIndexOf(':') + 1))?.parent ?? null);
+    for (const cls of members) if (cls) w.classes.add(lastSegment(cls.slice(cls.lastIndexOf(':') + 1)));
     for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local));
     for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l));
     for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
   }
 
-  fileDeleted(file: string, removedIds: string[], fromRun = false): void {
+  fileDeleted(file: string, deleted: DeleteResult, fromRun = false): void {
     this.load();
+    const { removedIds } = deleted;
     const w = fromRun && this.run ? this.run : this.live;
+    for (const rid of deleted.orphaned) w.recheck.push(rid);
+    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    w.files.set(file, this.model.files.get(file)?.module ?? null);
     this.model.removeFile(file);
     this.contexts.delete(file);
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+  }
+
+  /**
+   * Names of the members of the classes `ids` and of every class their bases name, transitively,
+   * by name alone (a superset of what the MRO holds, which is what re-resolution wants).
+   */
+  private inheritedNames(ids: string[]): Set<string> {
+    const classes = new Map<string, Ent[]>();
+    const members = new Map<string, string[]>();
+    for (const e of this.model.byId.values()) {
+      if (e.kind === 'class') {
+        const l = classes.get(e.name);
+        if (l) l.push(e);
+        else classes.set(e.name, [e]);
+      }
+      if (e.parent) {
+        const l = members.get(e.parent);
+        if (l) l.push(e.name);
+        else members.set(e.parent, [e.name]);
+      }
+    }
+    const out = new Set<string>();
+    const seen = new Set<string>();
+    const todo = ids.map((id) => this.model.byId.get(id)).filter((e): e is Ent => !!e);
+    while (todo.length) {
+      const c = todo.pop()!;
+      if (seen.has(c.id)) continue;
+      seen.add(c.id);
+      for (const n of members.get(c.id) ?? []) out.add(n);
+      for (const b of c.bases ?? []) todo.push(...(classes.get(lastSegment(b.replace(/\[.*$/s, ''))) ?? []));
+    }
+    return out;
+  }
+
+  /**
+   * Files whose imports may resolve differently now that `changed` files (path → module name)
+   * appeared or went. A file whose module is named like its directory is that package's own
+   * module (`shop/__init__.py` is `shop`): the files inside the package may bind through it.
+   */
+  private filesImporting(changed: Map<string, string | null>): Set<string> {
+    const out = new Set<string>();
+    for (const [file, module] of changed) {
+      const dir = dirOf(file);
+      const name = module ? lastSegment(module) : file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+      if (name) for (const p of this.store.pathsImportingName(name)) out.add(p);
+      if (dir && name === dir.slice(dir.lastIndexOf('/') + 1)) for (const p of this.store.pathsUnder(dir)) out.add(p);
+    }
+    for (const f of changed.keys()) out.delete(f); // their own refs are pending already, or gone
+    return out;
+  }
+
+  /**
+   * `name` and the names of the classes that inherit from it, transitively, by the last segment
+   * of their base expressions: a superset (names only), which is what re-resolution wants.
+   */
+  private subclassNames(names: Set<string>): Set<string> {
+    const byBase = new Map<string, string[]>();
+    for (const e of this.model.byId.values()) {
+      if (e.kind !== 'class' || !e.bases) continue;
+      for (const b of e.bases) {
+        const k = lastSegment(b.replace(/\[.*$/s, ''));
+        const l = byBase.get(k);
+        if (l) l.push(e.name);
+        else byBase.set(k, [e.name]);
+      }
+    }
+    const out = new Set(names);
+    const todo = [...names];
+    while (todo.length) for (const sub of byBase.get(todo.pop()!) ?? []) if (!out.has(sub)) out.add(sub), todo.push(sub);
+    return out;
   }
 
   /** An index run starts: its files' references wait for `finishRun`. */
@@ -129,11 +229,11 @@ export class Graph {
    * run every reference is pending anyway, so the selective pass is skipped — unless edits
    * were resolved meanwhile against a partial model.
    */
-  async finishRun(selective: boolean): Promise<{ resolved: number }> {
+  async finishRun(selective: boolean, everything = false): Promise<{ resolved: number }> {
     const run = this.run;
     this.run = null;
     if (!run) return { resolved: 0 };
-    const { fresh, again } = this.collect(run, selective || run.interleaved);
+    const { fresh, again } = this.collect(run, selective || run.interleaved, everything);
     const total = fresh.length + again.length;
     // Fresh refs first (they replace edges only if edits resolved them meanwhile), then the rest.
     for (let i = 0; i < total; i += CHUNK) {
@@ -169,10 +269,15 @@ export class Graph {
     return { resolved: fresh.length + again.length };
   }
 
-  private collect(w: Work, selective: boolean): { fresh: PendingRefs; again: PendingRef[] } {
+  /** `everything`: every reference in the index again (after an interrupted run). */
+  private collect(w: Work, selective: boolean, everything = false): { fresh: PendingRefs; again: PendingRef[] } {
     const fresh = w.pending;
     const again: PendingRef[] = [];
-    if (selective) {
+    if (everything) {
+      const seen = new Set<number>();
+      for (let k = 0; k < fresh.length; k++) seen.add(fresh.rid(k));
+      for (const r of this.store.allRefs()) if (!seen.has(r.rid)) again.push({ rid: r.rid, input: fromRow(r) });
+    } else if (selective) {
       const seen = new Set<number>();
       for (let k = 0; k < fresh.length; k++) seen.add(fresh.rid(k));
       const add = (r: RefDbRow) => {
@@ -181,7 +286,16 @@ export class Graph {
         again.push({ rid: r.rid, input: fromRow(r) });
       };
       for (const r of this.store.refsByRid(w.recheck)) add(r);
-      for (const name of w.names) for (const r of this.store.refsWithLast(name)) add(r);
+      const names = w.classes.size ? new Set([...w.names, ...this.subclassNames(w.classes)]) : new Set(w.names);
+      // A name imported under another name is referred to by that one.
+      for (const name of [...names]) for (const local of this.store.aliasesOf(name)) names.add(lastSegment(local));
+      for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
+      for (const path of this.filesImporting(w.files)) for (const r of this.store.refsOfFile(path)) add(r);
+      if (w.types.size) {
+        const words = /\w+/g;
+        const typed = this.store.typedRefs().filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t)));
+        for (const r of this.store.refsByRid(typed.map((t) => t.rid))) add(r);
+      }
     }
     return { fresh, again };
   }

@@ -112,7 +112,8 @@ export class SymbolModel {
     const fs = this.files.get(file);
     if (!fs) return;
     if (fs.moduleEnt) this.byId.delete(fs.moduleEnt.id);
-    for (const e of fs.byQname.values()) {
+    // Earlier definitions of a duplicated name are only in `dupes`: they go too.
+    for (const e of [...fs.byQname.values(), ...[...fs.dupes.values()].flat()]) {
       this.byId.delete(e.id);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) removeFrom(this.topByName, e.name, e);
     }

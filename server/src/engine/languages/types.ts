@@ -154,4 +154,9 @@ export interface LanguageSupport {
   builtins?: ReadonlySet<string>;
   /** Builtin exception → its builtin base (`KeyError` → `LookupError`), for caught-or-escaping. */
   exceptionBases?: Readonly<Record<string, string>>;
+  /**
+   * A source-encoding declaration (PEP 263 for Python), tried on each of the first two lines;
+   * group 1 is the encoding's name. Files without one are UTF-8.
+   */
+  encodingCookie?: RegExp;
 }

@@ -128,6 +128,22 @@ export class LiveDocument {
   }
 }
 
+/** The text after LSP content changes, without a tree (buffers too large to parse). */
+export function applyTextChanges(text: string, changes: readonly TextChange[]): string {
+  for (const change of changes) {
+    if (!('range' in change) || change.range === undefined) {
+      text = change.text;
+      continue;
+    }
+    const starts = computeLineStarts(text);
+    let start = offsetAt(text, starts, change.range.start);
+    let end = offsetAt(text, starts, change.range.end);
+    if (end < start) [start, end] = [end, start];
+    text = text.slice(0, start) + change.text + text.slice(end);
+  }
+  return text;
+}
+
 /** A tree-sitter edit (offsets and points, UTF-16) for one ranged change of `text`. */
 export interface TreeEdit {
   startIndex: number;

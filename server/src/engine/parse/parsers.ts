@@ -1,34 +1,132 @@
-// Tree-sitter loading. One `Parsers` per thread: web-tree-sitter is initialised once, each
-// grammar is loaded on first use, and one Parser per language is reused for every file.
-import { Language, Parser, type Tree } from 'web-tree-sitter';
+// Tree-sitter loading. One `Parsers` per thread: each grammar is loaded once and one Parser per
+// language is reused for every file.
+//
+// A WASM abort (tree-sitter out of its 2 GB heap on a huge file) kills the whole web-tree-sitter
+// instance: every later parse would fail too. So `Parsers` keeps a spare instance, loaded in
+// advance with the same grammars, and switches to it after an abort (loading the next spare in
+// the background). Trees made by the dead instance must not be used again.
+import { createRequire } from 'node:module';
+import type { Language, Parser, Tree } from 'web-tree-sitter';
 import type { LanguageSupport } from '../languages/types';
 
+type Binding = typeof import('web-tree-sitter');
+
+interface Instance {
+  binding: Binding;
+  /** The Emscripten module object (web-tree-sitter's init fills the options object it is given). */
+  module: Record<string, unknown>;
+  loaded: Map<string, { parser: Parser; language: Language }>;
+}
+
+export interface ParsersOptions {
+  /** Cap of each instance's WASM heap in bytes, at least 32 MB (default: web-tree-sitter's 2 GB). */
+  maxHeapBytes?: number;
+}
+
+// The WebAssembly global, typed here (the project's lib settings do not declare it).
+const wasm = (globalThis as unknown as { WebAssembly: { RuntimeError: new () => Error; Memory: new (d: { initial: number; maximum: number }) => unknown } }).WebAssembly;
+
+/** The error a parse or an extraction throws when tree-sitter aborted on its input. */
+export class ParserAborted extends Error {}
+
 export class Parsers {
-  private static init: Promise<void> | null = null;
-  private readonly loaded = new Map<string, { parser: Parser; language: Language }>();
+  private current: Instance | null = null;
+  /** Ready before it is needed: switching to it after an abort is synchronous. */
+  private spare: Instance | null = null;
+  private langs: readonly LanguageSupport[] = [];
+  private restarting: Promise<void> = Promise.resolve();
+  /** Aborts survived so far (the next instance is used after each). */
+  aborts = 0;
+
+  constructor(private readonly opts: ParsersOptions = {}) {}
 
   /** Loads the grammars of these languages; must be awaited before `parse`. */
   async load(langs: readonly LanguageSupport[]): Promise<void> {
-    Parsers.init ??= Parser.init();
-    await Parsers.init;
-    for (const lang of langs) {
-      if (this.loaded.has(lang.id)) continue;
-      const language = await Language.load(lang.wasmPath());
-      const parser = new Parser();
-      parser.setLanguage(language);
-      this.loaded.set(lang.id, { parser, language });
-    }
+    this.langs = [...new Set([...this.langs, ...langs])];
+    this.current = await this.instance(this.current);
+    this.spare = await this.instance(null);
   }
 
   get(lang: LanguageSupport): { parser: Parser; language: Language } {
-    const p = this.loaded.get(lang.id);
-    if (!p) throw new Error(`grammar for ${lang.id} is not loaded`);
+    const p = this.current?.loaded.get(lang.id);
+    if (!p) throw new Error(this.current ? `grammar for ${lang.id} is not loaded` : 'tree-sitter is restarting after an abort; try again');
     return p;
   }
 
   parse(lang: LanguageSupport, text: string, old?: Tree): Tree {
-    const tree = this.get(lang).parser.parse(text, old ?? null);
-    if (!tree) throw new Error(`tree-sitter returned no tree for a ${lang.id} file`);
-    return tree;
+    return this.guard(() => {
+      const tree = this.get(lang).parser.parse(text, old ?? null);
+      if (!tree) throw new Error(`tree-sitter returned no tree for a ${lang.id} file`);
+      return tree;
+    });
+  }
+
+  /**
+   * Runs tree-sitter work (a parse, queries over a tree); an abort inside it switches to the
+   * spare instance and is rethrown as ParserAborted.
+   */
+  guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      if (!(e instanceof wasm.RuntimeError) && !/^Aborted\(/.test((e as Error)?.message ?? '')) throw e;
+      this.recover();
+      throw new ParserAborted(`tree-sitter aborted (${(e as Error).message.split('.')[0]}); the parser was restarted`);
+    }
+  }
+
+  private recover(): void {
+    this.aborts++;
+    // The package frees its objects from FinalizationRegistry callbacks; into a dead instance
+    // each would abort again, uncaught. Make its exports no-ops so the garbage goes quietly.
+    const dead = this.current?.module;
+    if (dead) for (const k of Object.keys(dead)) if (k.startsWith('_') && typeof dead[k] === 'function') dead[k] = () => 0;
+    this.current = this.spare;
+    this.spare = null;
+    // The next spare loads in the background; a second abort before it is ready makes parses
+    // fail with a clear message until it is (see get()).
+    this.restarting = this.instance(null).then(
+      (inst) => {
+        if (this.current) this.spare = inst;
+        else this.current = inst;
+      },
+      () => {
+        /* tree-sitter could not be loaded again: parses keep saying so */
+      },
+    );
+  }
+
+  /** Resolves once a spare instance is ready again after an abort. */
+  ready(): Promise<void> {
+    return this.restarting;
+  }
+
+  /** A new web-tree-sitter instance (own WASM memory) with every grammar loaded. */
+  private async instance(prev: Instance | null): Promise<Instance> {
+    let binding = prev?.binding;
+    let module = prev?.module ?? {};
+    if (!binding) {
+      // A fresh evaluation of the module is a fresh WASM instance (the package keeps one per
+      // module). Nothing but this instance may keep it: not the require cache, not a parent
+      // module's children (a throwaway require), or a dead instance would never be freed.
+      const load = createRequire(__filename);
+      const id = load.resolve('web-tree-sitter');
+      delete load.cache[id];
+      binding = load(id) as Binding;
+      delete load.cache[id];
+      const max = this.opts.maxHeapBytes;
+      // Quiet: an abort is reported once, as a reason on the file, not printed on stderr.
+      module = { printErr: () => {}, ...(max ? { wasmMemory: new wasm.Memory({ initial: 512, maximum: Math.max(512, max >> 16) }) } : {}) };
+      await binding.Parser.init(module);
+    }
+    const loaded = prev?.loaded ?? new Map<string, { parser: Parser; language: Language }>();
+    for (const lang of this.langs) {
+      if (loaded.has(lang.id)) continue;
+      const language = await binding.Language.load(lang.wasmPath());
+      const parser = new binding.Parser();
+      parser.setLanguage(language);
+      loaded.set(lang.id, { parser, language });
+    }
+    return { binding, module, loaded };
   }
 }

@@ -1,6 +1,11 @@
-// Opening the index database: pragmas, sqlite-vec, schema version checks, and recovery.
-// The index is derived data (DESIGN invariant 6), so anything we cannot trust — a corrupt file,
-// a schema from a newer NSCCN, an old schema — is rebuilt from source, and the user is told.
+// Opening the index database: where it may live, whose file it is, pragmas, sqlite-vec, schema
+// version checks, and recovery.
+//
+// The index is derived data (DESIGN invariant 6), so an index we cannot trust — corrupt, a
+// schema from another NSCCN — is rebuilt from source, and the user is told. But NSCCN never
+// deletes or rewrites a file it did not create: a file at `dbPath` is replaced only when it is
+// an NSCCN index (its `meta` table says so) or lives in a directory NSCCN made (it holds
+// OWNER_MARKER). Anything else, and every symlink on the way, is refused with a clear error.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,68 +16,228 @@ import { DDL, SCHEMA_VERSION } from './schema';
 
 export type Db = Database.Database;
 
+/** Written into a directory NSCCN created for an index: its index files are NSCCN's to replace. */
+export const OWNER_MARKER = '.nsccn-owned';
+const MARKER_TEXT = 'This directory was made by NSCCN for its index: derived data, safe to delete.\n';
+const SIDE_FILES = ['', '-wal', '-shm', '-journal'];
+
 export interface OpenResult {
   db: Db;
   /** Set when the existing index could not be used and was replaced by an empty one. */
   rebuiltBecause: string | null;
+  /** Set when the index can be read but not written (read-only file system or file). */
+  readOnlyBecause: string | null;
 }
 
+/** What is at the index path before we touch it. */
+type Found =
+  | { state: 'absent' }
+  | { state: 'ours'; rebuild: string | null }
+  | { state: 'unreadable'; reason: string }
+  | { state: 'readonly'; reason: string }
+  | { state: 'foreign'; reason: string };
+
 export function openDatabase(dbPath: string, log: (m: string) => void): OpenResult {
-  if (dbPath !== ':memory:') fs.mkdirSync(path.dirname(dbPath), { recursive: true });
+  if (dbPath === ':memory:') {
+    const db = connect(dbPath);
+    db.exec(DDL);
+    db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+    return { db, rebuiltBecause: null, readOnlyBecause: null };
+  }
+  const dir = path.dirname(dbPath);
+  ensureIndexDir(dir);
+  refuseLinks(dbPath);
+  let found = inspect(dbPath);
   let rebuiltBecause: string | null = null;
+  if (found.state === 'readonly') return openReadOnly(dbPath, found.reason);
+  // In a directory NSCCN made, whatever sits at the index path is a broken index of its own.
+  if (found.state === 'foreign' && ownsDir(dir)) found = { state: 'unreadable', reason: found.reason };
+  if (found.state === 'foreign') {
+    throw new EngineError(ErrorCodes.IndexUnavailable, `${dbPath} is not an NSCCN index (${found.reason}); NSCCN will not touch it: choose another index path or move that file`);
+  }
+  if (found.state === 'unreadable' || (found.state === 'ours' && found.rebuild)) {
+    rebuiltBecause = found.state === 'unreadable' ? `the index was unreadable (${found.reason})` : found.rebuild;
+    if (found.state === 'unreadable' && !ownsDir(dir)) {
+      throw new EngineError(ErrorCodes.IndexUnavailable, `${dbPath} is unreadable as an index (${found.reason}) and NSCCN did not create it, so it will not delete it: remove it yourself or choose another index path`);
+    }
+    log(`nsccn: ${rebuiltBecause}; rebuilding ${dbPath}`);
+    for (const s of SIDE_FILES) fs.rmSync(dbPath + s, { force: true });
+  }
   let db: Db;
   try {
     db = connect(dbPath);
-    rebuiltBecause = checkVersion(db);
   } catch (e) {
-    if (isLocked(e)) {
-      throw new EngineError(ErrorCodes.IndexUnavailable, `the index ${dbPath} is locked by another process; try again when it is done`);
-    }
-    rebuiltBecause = `the index was unreadable (${(e as Error).message})`;
-    db = undefined as unknown as Db;
+    if (isLocked(e)) throw locked(dbPath);
+    if (!isReadOnly(e)) throw e;
+    if (found.state !== 'ours') throw new EngineError(ErrorCodes.IndexUnavailable, `cannot create the index ${dbPath}: the file system is read-only`);
+    return openReadOnly(dbPath, (e as { code?: string }).code ?? 'read-only');
   }
-  if (rebuiltBecause) {
+  try {
+    // Only when something is missing: a write here would wait for another process's index run.
+    if (found.state !== 'ours' || rebuiltBecause || !hasSchema(db)) {
+      // All or nothing: a schema half written (a full disk) would not be recognisable as ours.
+      db.transaction(() => {
+        db.exec(DDL);
+        db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+      })();
+    }
+  } catch (e) {
+    db.close();
+    if (isLocked(e)) throw locked(dbPath);
+    if (isFull(e)) throw new EngineError(ErrorCodes.IndexUnavailable, `the disk holding the index ${dbPath} is full: free some space and run again (nothing was lost; the index is rebuilt from source)`);
+    throw e;
+  }
+  return { db, rebuiltBecause, readOnlyBecause: null };
+}
+
+/** Creates the index directory (and marks it ours), or checks the one that is there. */
+function ensureIndexDir(dir: string): void {
+  let st: fs.Stats | null = null;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    /* absent */
+  }
+  if (st?.isSymbolicLink()) throw new EngineError(ErrorCodes.IndexUnavailable, `the index directory ${dir} is a symbolic link; NSCCN writes its index only into a real directory`);
+  if (st && !st.isDirectory()) throw new EngineError(ErrorCodes.IndexUnavailable, `${dir} is not a directory; NSCCN cannot put its index there`);
+  if (st) return;
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, OWNER_MARKER), MARKER_TEXT, { flag: 'wx' });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return; // another process made it first
+    throw new EngineError(ErrorCodes.IndexUnavailable, `cannot create the index directory ${dir} (${code ?? (e as Error).message})`);
+  }
+}
+
+function refuseLinks(dbPath: string): void {
+  for (const s of SIDE_FILES) {
+    let st: fs.Stats;
     try {
-      db?.close();
+      st = fs.lstatSync(dbPath + s);
     } catch {
-      /* already broken */
+      continue;
     }
-    log(`nsccn: ${rebuiltBecause}; rebuilding ${dbPath}`);
-    removeDatabaseFiles(dbPath);
-    db = connect(dbPath);
+    if (st.isSymbolicLink()) throw new EngineError(ErrorCodes.IndexUnavailable, `${dbPath + s} is a symbolic link; NSCCN refuses to follow it (a repository could point it anywhere)`);
+    if (!st.isFile()) throw new EngineError(ErrorCodes.IndexUnavailable, `${dbPath + s} is not a regular file; NSCCN will not touch it`);
   }
-  db.exec(DDL);
-  db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
-  return { db, rebuiltBecause };
+}
+
+function ownsDir(dir: string): boolean {
+  try {
+    return fs.lstatSync(path.join(dir, OWNER_MARKER)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** An index NSCCN may not write: served as it is when SQLite can read it, never replaced. */
+function openReadOnly(dbPath: string, reason: string): OpenResult {
+  let db: Db;
+  try {
+    db = connectReadOnly(dbPath);
+    db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
+  } catch (e) {
+    throw new EngineError(ErrorCodes.IndexUnavailable, `the index ${dbPath} is read-only (${reason}) and SQLite cannot read it so (${(e as Error).message}); nothing was changed: make its directory writable or choose another index path`);
+  }
+  return { db, rebuiltBecause: null, readOnlyBecause: `the index ${dbPath} is read-only (${reason}): answering from what it holds; it is not updated` };
+}
+
+function writable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Looks at the file without changing what it holds: a read-only connection, or a plain one
+ * when a read-only connection cannot open it (a crashed writer's journal wants rolling back,
+ * which every SQLite client does on open).
+ */
+function inspect(dbPath: string): Found {
+  let size: number;
+  try {
+    size = fs.statSync(dbPath).size;
+  } catch {
+    return { state: 'absent' };
+  }
+  if (size === 0) return ownsDir(path.dirname(dbPath)) ? { state: 'absent' } : { state: 'foreign', reason: 'an empty file NSCCN did not create' };
+  try {
+    return inspectWith(dbPath, true);
+  } catch (e) {
+    if (!isReadOnly(e)) throw e;
+    if (!writable(path.dirname(dbPath)) || !writable(dbPath)) return { state: 'readonly', reason: (e as { code?: string }).code ?? 'read-only' };
+    try {
+      return inspectWith(dbPath, false);
+    } catch (again) {
+      if (isReadOnly(again)) return { state: 'readonly', reason: (again as { code?: string }).code ?? 'read-only' };
+      throw again;
+    }
+  }
+}
+
+/** Throws only errors of opening read-only (for `inspect` to retry); the rest are verdicts. */
+function inspectWith(dbPath: string, readonly: boolean): Found {
+  let db: Db | null = null;
+  try {
+    db = new Database(dbPath, { readonly, fileMustExist: true, timeout: 5000 });
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>;
+    const names = new Set(tables.map((t) => t.name));
+    if (!names.has('meta')) return names.size ? { state: 'foreign', reason: `a database with tables ${[...names].slice(0, 3).join(', ')}` } : { state: 'ours', rebuild: null };
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+    const version = row ? Number(row.value) : NaN;
+    if (!Number.isInteger(version) || !names.has('files') || !names.has('entities')) return { state: 'foreign', reason: 'a database with a meta table that is not NSCCN’s' };
+    if (version > SCHEMA_VERSION) return { state: 'ours', rebuild: `the index was written by a newer NSCCN (schema ${version}, this one reads ${SCHEMA_VERSION})` };
+    if (version < SCHEMA_VERSION) return { state: 'ours', rebuild: `the index has an older schema (${version} → ${SCHEMA_VERSION})` };
+    const check = db.pragma('quick_check(1)', { simple: true });
+    if (check !== 'ok') return { state: 'ours', rebuild: `the index failed its integrity check (${String(check)})` };
+    return { state: 'ours', rebuild: null };
+  } catch (e) {
+    if (isLocked(e)) throw locked(dbPath);
+    if (isReadOnly(e)) throw e;
+    return { state: 'unreadable', reason: (e as Error).message };
+  } finally {
+    db?.close();
+  }
+}
+
+const SCHEMA_NAMES = [...DDL.matchAll(/CREATE (?:VIRTUAL )?(?:TABLE|INDEX) IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
+
+/** Every table and index of the schema is there (an interrupted bulk load leaves some indexes out). */
+function hasSchema(db: Db): boolean {
+  const have = new Set((db.prepare('SELECT name FROM sqlite_master').all() as Array<{ name: string }>).map((r) => r.name));
+  return SCHEMA_NAMES.every((n) => have.has(n));
 }
 
 function connect(dbPath: string): Db {
   const db = new Database(dbPath, { timeout: 5000 });
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('temp_store = MEMORY');
+    db.pragma('cache_size = -65536');
+    db.pragma('mmap_size = 268435456');
+    sqliteVec.load(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+function connectReadOnly(dbPath: string): Db {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true, timeout: 5000 });
   db.pragma('temp_store = MEMORY');
-  db.pragma('cache_size = -65536');
-  db.pragma('mmap_size = 268435456');
   sqliteVec.load(db);
   return db;
 }
 
-/** Returns why the index must be rebuilt, or null when it is usable as it is. */
-function checkVersion(db: Db): string | null {
-  // Touches the file header: a non-database file fails here.
-  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
-  if (!hasMeta) {
-    const anyTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").get();
-    return anyTable ? 'the index has no schema version' : null;
-  }
-  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
-  const version = row ? Number(row.value) : NaN;
-  if (!Number.isInteger(version)) return 'the index has no schema version';
-  if (version > SCHEMA_VERSION) return `the index was written by a newer NSCCN (schema ${version}, this one reads ${SCHEMA_VERSION})`;
-  if (version < SCHEMA_VERSION) return `the index has an older schema (${version} → ${SCHEMA_VERSION})`;
-  const check = db.pragma('quick_check(1)', { simple: true });
-  if (check !== 'ok') return `the index failed its integrity check (${String(check)})`;
-  return null;
+function locked(dbPath: string): EngineError {
+  return new EngineError(ErrorCodes.IndexUnavailable, `the index ${dbPath} is locked by another process; try again when it is done`);
 }
 
 function isLocked(e: unknown): boolean {
@@ -80,12 +245,16 @@ function isLocked(e: unknown): boolean {
   return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
 }
 
+function isFull(e: unknown): boolean {
+  return ((e as { code?: string }).code ?? '').startsWith('SQLITE_FULL');
+}
+
+function isReadOnly(e: unknown): boolean {
+  const code = (e as { code?: string }).code ?? '';
+  return code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN');
+}
+
 export function isCorruption(e: unknown): boolean {
   const code = (e as { code?: string }).code ?? '';
   return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
-}
-
-function removeDatabaseFiles(dbPath: string): void {
-  if (dbPath === ':memory:') return;
-  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(dbPath + suffix, { force: true });
 }

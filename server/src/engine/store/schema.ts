@@ -1,6 +1,6 @@
-// The index schema. Bump SCHEMA_VERSION for any change; `migrate` knows how to move an older
-// index forward or, where that is not worth it, to rebuild (the index is derived data).
-export const SCHEMA_VERSION = 4;
+// The index schema. Bump SCHEMA_VERSION for any change of tables or of what a column means: an
+// index of another version is rebuilt from source (it is derived data; see store/db.ts).
+export const SCHEMA_VERSION = 5;
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -80,6 +80,7 @@ CREATE TABLE IF NOT EXISTS imports (
   sr INTEGER NOT NULL, sc INTEGER NOT NULL, er INTEGER NOT NULL, ec INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS imports_fid ON imports(fid);
+CREATE INDEX IF NOT EXISTS imports_member ON imports(member);
 
 CREATE TABLE IF NOT EXISTS attr_types (
   fid INTEGER NOT NULL,

@@ -18,6 +18,9 @@ export function prepareStatements(db: Db) {
   const p = (sql: string) => db.prepare(sql);
   return {
     fileByPath: p('SELECT * FROM files WHERE path = ?'),
+    metaGet: p('SELECT value FROM meta WHERE key = ?'),
+    metaSet: p('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)'),
+    metaDelete: p('DELETE FROM meta WHERE key = ?'),
     allFiles: p('SELECT * FROM files ORDER BY path'),
     upsertFile: p(`INSERT INTO files(path, language, module, hash, size, mtime_ms, syntax_errors)
       VALUES (@path, @language, @module, @hash, @size, @mtimeMs, @syntaxErrors)
@@ -52,6 +55,14 @@ export function prepareStatements(db: Db) {
     upsertVirtual: p(`INSERT INTO entities(id, kind, name, qname, signature) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT(id) DO NOTHING`),
     deleteEntity: p('DELETE FROM entities WHERE eid = ?'),
+    refsIntoEid: p('SELECT DISTINCT rid FROM edges WHERE dst = ?'),
+    // Files whose imports may name a module (absolute, relative, or as a member of its package).
+    pathsImportingName: p(`SELECT DISTINCT f.path FROM imports i JOIN files f ON f.fid = i.fid
+      WHERE i.member = @n OR i.module = @n OR i.module LIKE '%.' || @n OR i.module LIKE @n || '.%' OR i.module LIKE '%.' || @n || '.%'`),
+    typedRefs: p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL'),
+    aliasesOfMember: p('SELECT DISTINCT local FROM imports WHERE member = ? AND local IS NOT NULL AND local <> member'),
+    pathsUnder: p(`SELECT path FROM files WHERE substr(path, 1, length(@dir) + 1) = @dir || '/'`),
+    deleteEdgesIntoEid: p('DELETE FROM edges WHERE dst = ?'),
     ftsInsert: p('INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     ftsDelete: p('DELETE FROM entities_fts WHERE rowid = ?'),
     ftsFill: p(`INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body)

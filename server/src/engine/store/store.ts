@@ -31,6 +31,13 @@ export interface ReplaceResult {
   /** Rows of references that were already there (with their edges). */
   kept: number[];
   removedIds: string[];
+  /** References elsewhere whose edges pointed at a removed entity: they must be resolved again. */
+  orphaned: number[];
+}
+
+export interface DeleteResult {
+  removedIds: string[];
+  orphaned: number[];
 }
 
 
@@ -81,12 +88,15 @@ export class Store {
    */
   beginBulkLoad(): void {
     for (const name of BULK_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
-    // Derived data being built from scratch: a crash means a rebuild anyway, so skip syncs, and
-    // write pages once (a WAL would write them twice: log, then checkpoint). Another process
+    // Derived data built from scratch: skip syncs (only a power cut can lose them, and the run
+    // marker then makes the next run redo the work), and write pages once: a WAL writes them
+    // twice (log, then checkpoint). A rollback journal on disk, not in memory: pages appended
+    // to the file are not journaled, so it costs little, and a killed process leaves a
+    // database SQLite rolls back to the last commit instead of a corrupt one. Another process
     // holding the index open keeps it in WAL mode, which is only slower.
     this.db.pragma('synchronous = OFF');
     try {
-      this.db.pragma('journal_mode = MEMORY');
+      this.db.pragma('journal_mode = TRUNCATE');
     } catch {
       /* stays in WAL */
     }
@@ -149,6 +159,22 @@ export class Store {
     }
   }
 
+  /** A write transaction that takes the write lock at once (for claims that must not race). */
+  immediate<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  // --- meta (facts about the index itself) ---------------------------------------------------
+
+  meta(key: string): string | null {
+    return (this.s.metaGet.get(key) as { value: string } | undefined)?.value ?? null;
+  }
+
+  setMeta(key: string, value: string | null): void {
+    if (value === null) this.s.metaDelete.run(key);
+    else this.s.metaSet.run(key, value);
+  }
+
   // --- files -------------------------------------------------------------------------------
 
   file(path: string): FileRow | undefined {
@@ -193,7 +219,7 @@ export class Store {
       if (src !== undefined) refs.push({ rid: this.insertRef(fid, src, ref), ref });
     }
     this.insertBindings(fid, ex);
-    return { fid, refs, kept: [], removedIds: [] };
+    return { fid, refs, kept: [], removedIds: [], orphaned: [] };
   }
 
   /**
@@ -233,9 +259,9 @@ export class Store {
       }
     }
     const removedIds: string[] = [];
+    const orphaned: number[] = [];
     for (const [id, o] of old) {
-      this.s.ftsDelete.run(o.eid);
-      this.s.deleteEntity.run(o.eid);
+      this.removeEntity(o.eid, orphaned);
       this.bulk?.eids.delete(id);
       removedIds.push(id);
     }
@@ -281,7 +307,7 @@ export class Store {
     }
     this.insertBindings(fid, ex);
     if (!this.bulk) this.last = { fid, entities: nowEntities, refs: nowRefs };
-    return { fid, refs, kept, removedIds };
+    return { fid, refs, kept, removedIds, orphaned };
   }
 
   private insertBindings(fid: number, ex: FileExtraction): void {
@@ -324,20 +350,32 @@ export class Store {
   private insertRef(fid: number, src: number, r: RawRef): number {
     const v = refValues(r);
     const s = r.span;
-    const last = r.relation === 'READS_CONFIG' ? r.target : lastSegment(r.target);
+    // Environment keys and file paths are names whole; `settings.DEBUG` ends in `DEBUG`, like a call.
+    const last = r.relation === 'READS_CONFIG' && (r.configKind === 'env' || r.configKind === 'file') ? r.target : lastSegment(r.target);
     const info = this.s.insertRef.run(fid, src, r.relation, r.target, last, v.receiver, v.rtype, v.configKind, v.catches, v.reraise, v.access, s.start.row, s.start.column, s.end.row, s.end.column);
     return Number(info.lastInsertRowid);
   }
 
+  /**
+   * An entity goes, and with it the edges into it (eids are never reused, so they would dangle
+   * forever); the references those edges came from are collected in `orphaned` to be resolved again.
+   */
+  private removeEntity(eid: number, orphaned: number[]): void {
+    this.s.ftsDelete.run(eid);
+    this.s.deleteEntity.run(eid);
+    for (const r of this.s.refsIntoEid.all(eid) as Array<{ rid: number }>) orphaned.push(r.rid);
+    this.s.deleteEdgesIntoEid.run(eid);
+  }
+
   /** Deletes a file and all it contributed; returns the entity ids that went with it. */
-  deleteFile(path: string): string[] {
+  deleteFile(path: string): DeleteResult {
     const f = this.file(path);
-    if (!f) return [];
+    if (!f) return { removedIds: [], orphaned: [] };
     if (this.last?.fid === f.fid) this.last = null;
     const removed: string[] = [];
+    const orphaned: number[] = [];
     for (const r of this.s.entityIdsOfFile.all(f.fid) as Array<{ eid: number; id: string }>) {
-      this.s.ftsDelete.run(r.eid);
-      this.s.deleteEntity.run(r.eid);
+      this.removeEntity(r.eid, orphaned);
       this.bulk?.eids.delete(r.id);
       removed.push(r.id);
     }
@@ -347,7 +385,7 @@ export class Store {
     this.s.deleteAttrTypesOfFile.run(f.fid);
     this.s.deleteSkeleton.run(f.fid);
     this.s.deleteFile.run(f.fid);
-    return removed;
+    return { removedIds: removed, orphaned };
   }
 
   // --- edges -------------------------------------------------------------------------------
@@ -407,6 +445,26 @@ export class Store {
 
   attrTypeRows(): Array<{ path: string; cls: string; attr: string; type: string }> {
     return this.s.allAttrTypes.all() as Array<{ path: string; cls: string; attr: string; type: string }>;
+  }
+
+  /** Files whose import statements may bind the module or package named `name` (its last segment). */
+  pathsImportingName(name: string): string[] {
+    return (this.s.pathsImportingName.all({ n: name }) as Array<{ path: string }>).map((r) => r.path);
+  }
+
+  /** References whose receiver has a known type expression: row id and the type as written. */
+  typedRefs(): Array<{ rid: number; rtype: string }> {
+    return this.s.typedRefs.all() as Array<{ rid: number; rtype: string }>;
+  }
+
+  /** Local names that imports give `name` (`from m import name as local`). */
+  aliasesOf(name: string): string[] {
+    return (this.s.aliasesOfMember.all(name) as Array<{ local: string }>).map((r) => r.local);
+  }
+
+  /** Files below a directory (workspace-relative, no trailing `/`). */
+  pathsUnder(dir: string): string[] {
+    return (this.s.pathsUnder.all({ dir }) as Array<{ path: string }>).map((r) => r.path);
   }
 
   refsOfFile(path: string): RefDbRow[] {

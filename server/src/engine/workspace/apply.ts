@@ -8,8 +8,8 @@ import type { FileMeta, Store } from '../store/store';
 export function applyExtraction(store: Store, graph: Graph, lang: LanguageSupport, meta: FileMeta, ex: FileExtraction, fromRun = false): void {
   graph.load(); // the model must hold the file's previous state before its rows change
   const full: FileExtraction = { ...ex, refs: ex.refs.concat(importRefs(ex, lang)) };
-  const { refs, kept, removedIds } = (fromRun ? store.insertFile(meta, full) : null) ?? store.replaceFile(meta, full);
-  graph.fileChanged(meta.path, lang, meta.module, full, refs, removedIds, kept, fromRun);
+  const result = (fromRun ? store.insertFile(meta, full) : null) ?? store.replaceFile(meta, full);
+  graph.fileChanged(meta.path, lang, meta.module, full, result, fromRun);
 }
 
 export function applyDeletion(store: Store, graph: Graph, path: string, fromRun = false): void {

@@ -1,21 +1,38 @@
 // Editor buffers. While a file is open its buffer, not the disk, is the truth: every change is
 // applied to the tree incrementally (tree.edit + reparse with the old tree), the file is
 // re-extracted from that tree and written through the same path as a file from disk.
+//
+// A buffer larger than `maxBytes` gets the policy of a file on disk that size: it is not
+// parsed or indexed (its text is still kept, edited as plain text, so that it can be indexed
+// again the moment it shrinks). Versions must grow: an edit out of order is refused, never
+// applied to the wrong text.
 import { createHash } from 'node:crypto';
+import { ErrorCodes } from '../../../../protocol';
 import type { TextChange } from '../api';
+import { EngineError } from '../errors';
 import type { Graph } from '../graph/graph';
 import { languageForPath } from '../languages/registry';
 import type { ExtractionReuse, LanguageSupport } from '../languages/types';
-import { LiveDocument } from '../parse/document';
+import { applyTextChanges, LiveDocument } from '../parse/document';
 import type { Parsers } from '../parse/parsers';
 import type { Store } from '../store/store';
-import { applyExtraction } from './apply';
+import { applyDeletion, applyExtraction } from './apply';
 
 interface Open {
-  doc: LiveDocument;
+  /** The parsed buffer, or null while it is too large to index. */
+  doc: LiveDocument | null;
+  /** The buffer's text when `doc` is null. */
+  plain: string;
+  version: number;
   lang: LanguageSupport;
   /** The extractor's state from the previous version of this buffer. */
   reuse: ExtractionReuse;
+}
+
+/** What an open or a change left: whether the buffer is indexed, and if not why. */
+export interface BufferState {
+  indexed: boolean;
+  reason?: string;
 }
 
 export class OpenDocuments {
@@ -25,6 +42,7 @@ export class OpenDocuments {
     private readonly store: Store,
     private readonly graph: Graph,
     private readonly parsers: Parsers,
+    private readonly maxBytes: number,
   ) {}
 
   paths(): ReadonlySet<string> {
@@ -32,50 +50,87 @@ export class OpenDocuments {
   }
 
   text(path: string): string | undefined {
-    return this.docs.get(path)?.doc.text;
+    const o = this.docs.get(path);
+    return o ? (o.doc ? o.doc.text : o.plain) : undefined;
   }
 
+  /** The parsed buffer (undefined when closed or too large to index). */
   get(path: string): LiveDocument | undefined {
-    return this.docs.get(path)?.doc;
+    return this.docs.get(path)?.doc ?? undefined;
   }
 
-  /** Returns false for files no language handles (they are tracked by nobody). */
-  open(path: string, text: string, version: number): boolean {
+  /** Null for files no language handles (they are tracked by nobody). */
+  open(path: string, text: string, version: number): BufferState | null {
     const lang = languageForPath(path);
-    if (!lang) return false;
-    this.docs.get(path)?.doc.dispose();
-    const doc = new LiveDocument(this.parsers.get(lang).parser, text, version);
-    this.docs.set(path, { doc, lang, reuse: {} });
-    this.reindex(path, []);
-    return true;
+    if (!lang) return null;
+    this.docs.get(path)?.doc?.dispose();
+    const o: Open = { doc: null, plain: text, version, lang, reuse: {} };
+    this.docs.set(path, o);
+    return this.settle(path, o, null);
   }
 
-  change(path: string, changes: readonly TextChange[], version: number): boolean {
-    const open = this.docs.get(path);
-    if (!open) return false;
-    open.doc.applyChanges(changes, version, { changedRanges: false });
-    this.reindex(path, lineShifts(changes));
-    return true;
+  /** Null when the file is not open. Throws (and changes nothing) for an edit out of order. */
+  change(path: string, changes: readonly TextChange[], version: number): BufferState | null {
+    const o = this.docs.get(path);
+    if (!o) return null;
+    if (!Number.isInteger(version) || version <= o.version) {
+      throw new EngineError(ErrorCodes.InvalidParams, `${path}: edit version ${version} is not newer than the buffer's ${o.version}; refused (edits out of order)`);
+    }
+    if (o.doc) {
+      o.doc.applyChanges(changes, version, { changedRanges: false });
+      o.version = version;
+      return this.settle(path, o, lineShifts(changes));
+    }
+    o.plain = applyTextChanges(o.plain, changes);
+    o.version = version;
+    return this.settle(path, o, null);
   }
 
   /** Forgets the buffer; the caller re-reads the file from disk. */
   close(path: string): boolean {
     const open = this.docs.get(path);
     if (!open) return false;
-    open.doc.dispose();
+    open.doc?.dispose();
     this.docs.delete(path);
     return true;
   }
 
   closeAll(): void {
-    for (const o of this.docs.values()) o.doc.dispose();
+    for (const o of this.docs.values()) o.doc?.dispose();
     this.docs.clear();
   }
 
-  private reindex(path: string, shifts: LineShift[]): void {
-    const { doc, lang, reuse } = this.docs.get(path)!;
-    const text = doc.text;
-    const ex = lang.extract(doc.tree, text, path, this.parsers.get(lang).language, reuse);
+  /** Parses or drops the buffer by its size, then indexes it when parsed. */
+  private settle(path: string, o: Open, shifts: LineShift[] | null): BufferState {
+    const text = o.doc ? o.doc.text : o.plain;
+    // UTF-8 length, as for files on disk; the UTF-16 length bounds it cheaply from both sides.
+    const bytes = text.length * 3 <= this.maxBytes ? text.length : Buffer.byteLength(text, 'utf8');
+    if (bytes > this.maxBytes) {
+      if (o.doc) {
+        o.plain = o.doc.text;
+        o.doc.dispose();
+        o.doc = null;
+        o.reuse = {};
+      }
+      if (this.store.file(path)) {
+        this.store.transaction(() => applyDeletion(this.store, this.graph, path));
+        this.graph.flush(true);
+      }
+      return { indexed: false, reason: `${path}: the buffer is larger than ${this.maxBytes} bytes (${bytes}); not indexed until it is smaller` };
+    }
+    if (!o.doc) {
+      o.doc = new LiveDocument(this.parsers.get(o.lang).parser, o.plain, o.version);
+      o.plain = '';
+      shifts = [];
+    }
+    this.reindex(path, o, shifts ?? []);
+    return { indexed: true };
+  }
+
+  private reindex(path: string, o: Open, shifts: LineShift[]): void {
+    const { doc, lang, reuse } = o;
+    const text = doc!.text;
+    const ex = lang.extract(doc!.tree, text, path, this.parsers.get(lang).language, reuse);
     const hash = createHash('sha256').update(text).digest('hex');
     this.store.transaction(() => {
       // Rows below an edit move by the lines it added or removed: one UPDATE each, so that the

@@ -10,6 +10,7 @@ import { applyDeletion, applyExtraction } from './apply';
 import { discover, type IgnoreRules } from './discover';
 import { processAll } from './pool';
 import type { FileJob, FileOutcome } from './process';
+import { beat, claimRun, claimRunWhenFree, describeRun, failRun, releaseRun, type RunRecord } from './runs';
 
 const COMMIT_MS = 2000;
 /** Cold runs at least this big load without secondary indexes and build them at the end. */
@@ -29,10 +30,59 @@ export interface IndexContext {
   log: (m: string) => void;
   /** True once the engine is closing: stop parsing, keep what was written consistent. */
   shouldStop?: () => boolean;
+  /**
+   * When another process is indexing this index: `wait` for it and then run (an index command,
+   * a language server), or `skip` and answer from what is there (a query command).
+   */
+  ifBusy?: 'wait' | 'skip';
 }
 
 export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexProgress) => void): Promise<IndexSummary> {
   const started = performance.now();
+  const { store } = ctx;
+  const notes: string[] = [];
+  const claim =
+    ctx.ifBusy === 'skip'
+      ? claimRun(store)
+      : await claimRunWhenFree(store, () => ctx.shouldStop?.() ?? false, (holder) => {
+          const m = `waiting for ${describeRun(holder)}, which is indexing this workspace`;
+          ctx.log(m);
+          notes.push(m);
+        });
+  if (!claim || !claim.ok) {
+    if (claim) notes.push(`${describeRun(claim.holder)} is indexing this workspace: answering from the index as it is`);
+    return summarize(store, started, { parsed: 0, unchanged: 0, deleted: 0, skipped: [] }, notes);
+  }
+  if (claim.interrupted) {
+    const m = `the last index run (${describeRun(claim.interrupted)}) did not finish: every reference is resolved again`;
+    ctx.log(m);
+    notes.push(m);
+  }
+  try {
+    const s = await run(ctx, claim.mine, claim.interrupted !== null, onProgress);
+    releaseRun(store, claim.mine);
+    return summarize(store, started, s, notes);
+  } catch (e) {
+    failRun(store, claim.mine);
+    throw e;
+  }
+}
+
+type RunCounts = Pick<IndexSummary, 'parsed' | 'unchanged' | 'deleted' | 'skipped'>;
+
+function summarize(store: Store, started: number, r: RunCounts, notes: string[]): IndexSummary {
+  const counts = store.counts();
+  return {
+    files: counts.files,
+    ...r,
+    entities: counts.entities,
+    edges: counts.edges,
+    seconds: Math.round(performance.now() - started) / 1000,
+    ...(notes.length ? { notes } : {}),
+  };
+}
+
+async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgress?: (p: IndexProgress) => void): Promise<RunCounts> {
   const { store, graph } = ctx;
   const found = discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
   const known = new Map(store.files().map((f) => [f.path, f]));
@@ -88,6 +138,7 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
       await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop }, ctx.parsers, (batch) => {
         apply(batch);
         if (performance.now() - lastCommit > COMMIT_MS) {
+          beat(store, mine);
           store.commitLong();
           store.beginLong();
           lastCommit = performance.now();
@@ -101,19 +152,9 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
     // Edges go in before the bulk load's indexes are built, unless resolution must look
     // references up by name (edits were resolved during the run), which wants the indexes.
     if (bulk && graph.runInterleaved) store.endBulkLoad();
-    await graph.finishRun(!cold);
+    await graph.finishRun(!cold, recover);
   } finally {
     if (bulk) store.endBulkLoad(); // a no-op when already ended
   }
-  const counts = store.counts();
-  return {
-    files: counts.files,
-    parsed,
-    unchanged,
-    deleted: deletedPaths.length,
-    skipped,
-    entities: counts.entities,
-    edges: counts.edges,
-    seconds: Math.round(performance.now() - started) / 1000,
-  };
+  return { parsed, unchanged, deleted: deletedPaths.length, skipped };
 }

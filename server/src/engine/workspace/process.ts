@@ -1,6 +1,6 @@
 // Turning one file into an extraction. Runs in worker threads during indexing and on the main
 // thread for single files, so it depends only on the file system and the parsers.
-import * as path from 'node:path';
+import * as fs from 'node:fs';
 import type { FileExtraction, LanguageSupport } from '../languages/types';
 import { languageForPath } from '../languages/registry';
 import type { Parsers } from '../parse/parsers';
@@ -18,13 +18,14 @@ export interface FileJob {
 export type FileOutcome =
   | { kind: 'parsed'; path: string; hash: string; size: number; mtimeMs: number; language: string; module: string | null; extraction: FileExtraction }
   | { kind: 'unchanged'; path: string; size: number; mtimeMs: number }
-  | { kind: 'skipped'; path: string; reason: string };
+  /** `gone`: deleted, or now a link out of the workspace (the index forgets it). */
+  | { kind: 'skipped'; path: string; reason: string; gone?: boolean };
 
 export function processFile(root: string, job: FileJob, parsers: Parsers, maxBytes: number): FileOutcome {
   const lang = languageForPath(job.path);
   if (!lang) return { kind: 'skipped', path: job.path, reason: 'no language for this extension' };
-  const read = readSource(path.join(root, job.path), maxBytes);
-  if (!read.ok) return { kind: 'skipped', path: job.path, reason: read.reason };
+  const read = readSource(root, fs.realpathSync(root), job.path, maxBytes, lang.encodingCookie);
+  if (!read.ok) return { kind: 'skipped', path: job.path, reason: read.reason, gone: read.deleted };
   if (read.hash === job.knownHash) return { kind: 'unchanged', path: job.path, size: read.size, mtimeMs: read.mtimeMs };
   try {
     const extraction = extractText(lang, parsers, read.text, job.path);
@@ -38,7 +39,7 @@ export function processFile(root: string, job: FileJob, parsers: Parsers, maxByt
 export function extractText(lang: LanguageSupport, parsers: Parsers, text: string, file: string): FileExtraction {
   const tree = parsers.parse(lang, text);
   try {
-    return lang.extract(tree, text, file, parsers.get(lang).language);
+    return parsers.guard(() => lang.extract(tree, text, file, parsers.get(lang).language));
   } finally {
     tree.delete();
   }

@@ -14,4 +14,6 @@ export const python: LanguageSupport = {
   absoluteModule,
   builtins: BUILTINS,
   exceptionBases: EXCEPTION_BASES,
+  // PEP 263: `# -*- coding: latin-1 -*-`, `# vim: set fileencoding=cp1252 :`.
+  encodingCookie: /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/,
 };

@@ -1,0 +1,71 @@
+// search_and_rank's query handling: a plain query goes to nsccn/search as is; a traceback
+// (Python or JavaScript frames) is looked up frame by frame first, innermost frame first,
+// because the function where it failed is the likeliest place to look.
+import * as path from 'node:path';
+import { Methods, type EntityKind, type SearchParams, type SearchResponse, type SearchResult } from '../../protocol';
+
+export interface Frame {
+  file: string;
+  line: number;
+  name: string;
+}
+
+export type RankedResult = SearchResult & { via?: string };
+
+const PY_FRAME = /File "([^"]+)", line (\d+), in ([\w.<>]+)/g;
+const JS_FRAME = /at (?:async )?([\w$.<>]+) \(([^()\s]+?):(\d+):\d+\)/g;
+/** What a frame names: never the module (`<module>` frames are dropped). */
+const FRAME_KINDS: EntityKind[] = ['function', 'method', 'class'];
+/** Frames looked up at most (the innermost ones). */
+const MAX_FRAMES = 5;
+
+/** The frames of a traceback in `text`, innermost first; [] when there is none. */
+export function tracebackFrames(text: string): Frame[] {
+  const py = [...text.matchAll(PY_FRAME)].map((m) => ({ file: m[1], line: Number(m[2]), name: m[3] })).reverse(); // Python prints outermost first
+  const js = [...text.matchAll(JS_FRAME)].map((m) => ({ file: m[2], line: Number(m[3]), name: m[1] })); // JS prints innermost first
+  return [...py, ...js].filter((f) => !f.name.startsWith('<'));
+}
+
+interface Caller {
+  call<R>(method: string, params: unknown): Promise<R>;
+  /**
+   * MCP progress, one step per frame (only when the caller owns the progress token). No final
+   * step: the answer itself says it is done, and the SDK's client drops a notification that
+   * arrives together with the answer.
+   */
+  progress?(done: number, total: number, message: string): Promise<void>;
+}
+
+export async function searchQuery(ctx: Caller, params: SearchParams & { limit: number }): Promise<{ results: RankedResult[]; streams: string[] }> {
+  const frames = dedupeFrames(tracebackFrames(params.query)).slice(0, MAX_FRAMES);
+  const text = await ctx.call<SearchResponse>(Methods.search, params);
+  if (!frames.length) return text;
+  const fromFrames: RankedResult[] = [];
+  for (const [i, f] of frames.entries()) {
+    await ctx.progress?.(i + 1, frames.length + 1, `looking up frame ${f.name}`);
+    const short = f.name.split('.').pop()!;
+    const base = path.basename(f.file.replace(/\\/g, '/'));
+    const res = await ctx.call<SearchResponse>(Methods.search, {
+      query: short,
+      limit: 5,
+      paths: params.paths ?? [`**/${base}`],
+      kinds: params.kinds ?? FRAME_KINDS,
+    });
+    const named = res.results.filter((r) => r.name === short);
+    const hit = named.find((r) => r.line <= f.line && f.line <= r.endLine) ?? named[0];
+    if (hit) fromFrames.push({ ...hit, via: `traceback ${base}:${f.line}` });
+  }
+  const seen = new Set<string>();
+  const merged = [...fromFrames, ...text.results].filter((r) => !seen.has(r.id) && (seen.add(r.id), true));
+  return { results: merged.slice(0, params.limit), streams: text.streams };
+}
+
+function dedupeFrames(frames: Frame[]): Frame[] {
+  const seen = new Set<string>();
+  return frames.filter((f) => {
+    const key = `${f.file}:${f.name}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,93 @@
+// Differential fuzz of live edits (issue 13, "what must be proven" 1): 1,000 seeded random
+// didChange edits applied to an open buffer must leave the same entities, edges, references
+// and skeleton as reading the same text from disk (and, every 25 batches, as a cold index).
+// `npm run soak` runs 10,000. A failure prints the shrunk reproduction: keep it below.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { Methods, type SkeletonResponse, type TraceResult } from '../protocol';
+import { Engine } from '../server/src/engine/engine';
+import { randomStep, replaySteps, runEditFuzz, type Step } from '../server/eval/edit-fuzz';
+import { mulberry32 } from '../server/eval/random';
+import { LspClient, copyShop, fileUri, tempDir } from './helpers/lsp-client';
+import { FIXTURES } from './helpers/workspace';
+
+const FIXTURE = path.join(FIXTURES, 'python');
+const FILE = 'shop/services/checkout.py';
+
+describe('in-process engine: 1,000 random edits', () => {
+  for (const seed of [1, 2]) {
+    test(`seed ${seed}: 500 edits, incremental = disk after every batch, = cold every 25`, async () => {
+      const r = await runEditFuzz({ seed, edits: 500, fixture: FIXTURE, file: FILE, coldEvery: 25 });
+      expect(r.edits).toBe(500);
+      expect(r.batches).toBeGreaterThan(60);
+      expect(r.staleRefused).toBeGreaterThan(0);
+      expect(r.wholeReplacements).toBeGreaterThan(0);
+    }, 120_000);
+  }
+
+  test('a replayed reproduction runs the same comparison (the form kept for regressions)', async () => {
+    const base = fs.readFileSync(path.join(FIXTURE, FILE), 'utf8');
+    const steps: Step[] = [
+      { changes: [{ range: { start: { line: 1, character: 15 }, end: { line: 1, character: 24 } }, text: 'import os\n' }] },
+      { stale: true },
+      { changes: [{ range: { start: { line: 3, character: 0 }, end: { line: 3, character: 5 } }, text: '' }] },
+      { changes: [{ text: 'class 𝒳(B):\r\n    def m(self):\r\n        self.x = helper("😀")\r\n' }] },
+    ];
+    expect(await replaySteps(FIXTURE, FILE, base, steps)).toBeNull();
+  }, 60_000);
+});
+
+describe('the real server: random edits over stdio', () => {
+  let client: LspClient;
+  let disk: Engine;
+  let root: string;
+  let diskRoot: string;
+  const cleanups: Array<() => void> = [];
+
+  beforeAll(async () => {
+    let cleanup: () => void;
+    ({ dir: root, cleanup } = tempDir('nsccn-fuzz-lsp-'));
+    cleanups.push(cleanup);
+    ({ dir: diskRoot, cleanup } = tempDir('nsccn-fuzz-disk-'));
+    cleanups.push(cleanup);
+    copyShop(root);
+    copyShop(diskRoot);
+    client = await LspClient.start({ folders: [root] });
+    await client.waitReady();
+    disk = await Engine.open({ root: diskRoot, dbPath: ':memory:', workers: 0, embeddings: { model: 'none' } });
+    await disk.indexWorkspace();
+  });
+
+  afterAll(async () => {
+    await client.stop();
+    await disk.close();
+    cleanups.forEach((c) => c());
+  });
+
+  test('seed 7: 150 edits; skeleton and traces of the buffer equal the disk engine after each batch', async () => {
+    const uri = fileUri(path.join(root, FILE));
+    const r = mulberry32(7);
+    let ref = TextDocument.create(uri, 'python', 1, fs.readFileSync(path.join(root, FILE), 'utf8'));
+    await client.open(uri, ref.getText(), 1);
+    let edits = 0;
+    let batches = 0;
+    while (edits < 150) {
+      const step = randomStep(r, ref, 6, false) as { changes: Parameters<typeof TextDocument.update>[1] };
+      ref = TextDocument.update(ref, step.changes, ref.version + 1);
+      await client.change(uri, ref.version, step.changes);
+      edits += step.changes.length;
+      batches++;
+      fs.writeFileSync(path.join(diskRoot, FILE), ref.getText());
+      await disk.syncFiles([{ path: FILE, type: 'changed' }]);
+      const { uri: _u, ...sk } = await client.request<SkeletonResponse>(Methods.skeleton, { uri });
+      expect(sk, `batch ${batches}`).toEqual(disk.skeleton(FILE));
+      for (const e of disk.fileEntities(FILE)) {
+        const got = await client.request<TraceResult>(Methods.trace, { id: e.id, direction: 'down', depth: 1 });
+        expect(got, `trace of ${e.id} after batch ${batches}`).toEqual(disk.trace({ id: e.id, direction: 'down', depth: 1 }));
+      }
+    }
+    expect(batches).toBeGreaterThan(20);
+  }, 120_000);
+});
