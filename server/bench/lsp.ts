@@ -32,7 +32,7 @@ interface Options {
 }
 
 /** A bare LSP client over the server's stdio: requests, notifications, and its process. */
-class ServerProcess {
+export class ServerProcess {
   private constructor(
     readonly proc: ChildProcess,
     readonly conn: MessageConnection,

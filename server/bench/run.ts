@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   scale: async () => (require('./scale') as typeof import('./scale')).benchScale,
   lsp: async () => (require('./lsp') as typeof import('./lsp')).benchLsp as Bench,
   kills: async () => (require('./kills') as typeof import('./kills')).benchKills,
+  sharing: async () => (require('./sharing') as typeof import('./sharing')).benchSharing,
   mcp: async () => (require('./mcp') as typeof import('./mcp')).benchMcp,
   search: async () => {
     const m = require('./search') as typeof import('./search');
