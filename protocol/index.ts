@@ -11,8 +11,23 @@ export const Methods = {
   trace: 'nsccn/trace',
   window: 'nsccn/window',
   status: 'nsccn/status',
+  changes: 'nsccn/changes',
   files: 'nsccn/files',
 } as const;
+
+/**
+ * Commands the server puts on code lenses; the clients implement them (the server cannot show a
+ * list in an editor). `showCallers` takes one argument, {@link ShowCallersArgs}.
+ */
+export const Commands = {
+  showCallers: 'nsccn.showCallers',
+} as const;
+
+export interface ShowCallersArgs {
+  /** The entity whose callers to show, and the URI of its file. */
+  id: string;
+  uri: string;
+}
 
 /** Kinds of entity in the graph. Code entities first, then the state/config targets of causal edges. */
 export type EntityKind =
@@ -107,6 +122,24 @@ export interface ErrorData {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Token budgets: `maxTokens` on search, skeleton, trace and window. The answer is cut by
+// usefulness until its JSON (estimated with the engine's BPE-like counter) fits, and says what it
+// dropped in `truncated`. Text views print less than the JSON, so they fit too.
+
+export const MAX_TOKENS_MIN = 20;
+export const MAX_TOKENS_MAX = 1_000_000;
+
+export interface Truncation {
+  maxTokens: number;
+  /** Estimated tokens of the answer as returned. */
+  tokens: number;
+  /** What was left out, by kind (e.g. `{"edges": 40, "unresolved edges": 30}`). */
+  dropped: Record<string, number>;
+  /** One line for people: what was dropped and how to see it. */
+  note: string;
+}
+
+// ---------------------------------------------------------------------------------------------
 // nsccn/search — Locate
 
 export interface SearchParams {
@@ -115,6 +148,8 @@ export interface SearchParams {
   kinds?: EntityKind[];
   /** Path prefixes or globs (workspace-relative) to restrict results to. */
   paths?: string[];
+  /** Token budget: results are dropped from the lowest rank up until the answer fits. */
+  maxTokens?: number;
 }
 
 export interface SearchResult {
@@ -136,13 +171,25 @@ export interface SearchResponse {
   results: SearchResult[];
   /** The streams that took part, e.g. ["lexical", "semantic:static"]. */
   streams: string[];
+  /** Vector streams still filling (or loading) when this answer was made: it may rank differently later. */
+  incomplete?: string[];
+  truncated?: Truncation;
 }
 
 // ---------------------------------------------------------------------------------------------
 // nsccn/skeleton — Orient
 
+/** How much of each docstring a skeleton keeps: all of it, its first line and `...`, or none. */
+export type DocsLevel = 'full' | 'first-line' | 'none';
+export const DOCS_LEVELS: readonly DocsLevel[] = ['full', 'first-line', 'none'];
+export const DEFAULT_DOCS_LEVEL: DocsLevel = 'first-line';
+
 export interface SkeletonParams {
   uri: string;
+  /** Default `first-line`. */
+  docs?: DocsLevel;
+  /** Token budget: docstrings go first, then the most deeply nested lines. */
+  maxTokens?: number;
 }
 
 export interface SkeletonEntity {
@@ -161,6 +208,9 @@ export interface Skeleton {
   originalTokens: number;
   skeletonTokens: number;
   entities: SkeletonEntity[];
+  /** The docstring level the text was made with. */
+  docs?: DocsLevel;
+  truncated?: Truncation;
 }
 
 export interface SkeletonResponse extends Skeleton {
@@ -174,6 +224,9 @@ export type TraceDirection = 'up' | 'down' | 'state' | 'errors' | 'config';
 export const TRACE_DIRECTIONS: readonly TraceDirection[] = ['up', 'down', 'state', 'errors', 'config'];
 export const TRACE_DEFAULT_DEPTH = 3;
 export const TRACE_MAX_DEPTH = 10;
+/** Paths between two entities (`to`): how many by default and at most. */
+export const TRACE_DEFAULT_PATHS = 3;
+export const TRACE_MAX_PATHS = 20;
 
 export interface Position {
   line: number; // 0-based, as in LSP
@@ -187,6 +240,30 @@ export interface TraceParams {
   direction: TraceDirection;
   depth?: number;
   relations?: Relation[];
+  /** Token budget: unresolved names go first, then the farthest hops. */
+  maxTokens?: number;
+  /**
+   * Another entity: answer the shortest paths from the root to it over `relations` (default
+   * CALLS) instead of a traversal; `depth` bounds their length (default TRACE_MAX_DEPTH).
+   */
+  to?: string;
+  /** With `to`: at most this many paths, shortest first (default TRACE_DEFAULT_PATHS). */
+  k?: number;
+}
+
+/** One step of a path: an edge from `from` to `to`, at its site. */
+export interface PathHop {
+  from: string;
+  to: string;
+  relation: Relation;
+  /** 1-based line of the site in `from`'s file, and that line's text (trimmed). */
+  line: number;
+  code?: string;
+  ambiguous?: boolean;
+}
+
+export interface TracePath {
+  hops: PathHop[];
 }
 
 export interface TraceEdge {
@@ -219,6 +296,10 @@ export interface TraceResult {
   entities: Record<string, TraceEntity>;
   /** `errors` direction from a function: exception ids (or names) that can escape it. */
   escaping?: string[];
+  /** With `to`: the target, and the paths found (shortest first; empty: it is not reached). */
+  to?: string;
+  paths?: TracePath[];
+  truncated?: Truncation;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -229,6 +310,8 @@ export interface WindowParams {
   uri?: string;
   position?: Position;
   contextLines?: number;
+  /** Token budget: context lines go first, then the entity's last lines. */
+  maxTokens?: number;
 }
 
 export interface Window {
@@ -242,10 +325,70 @@ export interface Window {
   entityEnd: number;
   /** The lines, each prefixed with its number: `  12 | def f():`. */
   code: string;
+  truncated?: Truncation;
 }
 
 export interface WindowResponse extends Window {
   uri: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// nsccn/changes — what a git diff touches, and what that reaches
+
+/**
+ * Which diff: `since` a revision (that revision → the working tree), `staged` (HEAD → the git
+ * index), `worktree` (the git index → the working tree). None: HEAD → the working tree. Untracked
+ * files count as added unless `staged`.
+ */
+export interface ChangesParams {
+  /** With several workspace folders: the folder (a file URI) to diff; default the first. */
+  uri?: string;
+  since?: string;
+  staged?: boolean;
+  worktree?: boolean;
+  /** How far up the callers go (default CHANGES_DEFAULT_DEPTH). */
+  depth?: number;
+  maxTokens?: number;
+}
+
+export const CHANGES_DEFAULT_DEPTH = 2;
+/** How far up from a changed entity a test still counts as reaching it. */
+export const CHANGES_TEST_DEPTH = 5;
+
+export type ChangeKind = 'added' | 'modified' | 'deleted';
+
+export interface ChangedFile {
+  file: string;
+  /** The file's path before a rename. */
+  oldFile?: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+}
+
+export interface ChangedEntity {
+  id: string;
+  kind: EntityKind;
+  change: ChangeKind;
+  /** Where it is now (deleted: where it was, in the old version). */
+  file: string;
+  line: number;
+  signature: string;
+  /** Changed lines inside it (1-based; deleted entities: lines of the old version; empty when lines were only removed). */
+  lines: number[];
+  /** Callers up to `depth`, nearest first (deleted: code that still calls or imports it by name). */
+  callers: string[];
+  /** State it mutates and configuration it reads itself. */
+  mutates: string[];
+  readsConfig: string[];
+  /** Test functions (in test files) that reach it through calls. */
+  tests: string[];
+}
+
+export interface ChangesResponse {
+  /** What was compared, e.g. `HEAD → working tree`. */
+  base: string;
+  files: ChangedFile[];
+  entities: ChangedEntity[];
+  truncated?: Truncation;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -260,6 +403,15 @@ export interface EmbeddingStatus {
   total: number;
 }
 
+/** How complete one vector stream is: entities with a current vector out of those that can have one. */
+export interface StreamProgress {
+  stream: string;
+  done: number;
+  total: number;
+  /** Loaded, nothing queued, every entity embedded: answers will not change until the code does. */
+  complete: boolean;
+}
+
 export interface StatusResponse {
   state: 'indexing' | 'ready';
   files: number;
@@ -268,6 +420,8 @@ export interface StatusResponse {
   embeddings: EmbeddingStatus | null;
   /** Search streams that are on, e.g. ["lexical", "semantic:static"], and why others are off. */
   streams: string[];
+  /** Per vector stream, how complete it is (a model still loading is listed, incomplete). */
+  streamProgress?: StreamProgress[];
   notes: string[];
 }
 
@@ -310,4 +464,5 @@ export interface StatsResponse {
   unresolvedEdges: number;
   dbBytes: number;
   embeddings: EmbeddingStatus | null;
+  streamProgress?: StreamProgress[];
 }

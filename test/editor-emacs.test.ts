@@ -2,6 +2,7 @@
 // connects Eglot to the real server (default command `nsccn lsp --stdio`, a shim on PATH runs
 // this checkout's build) for a copy of the shop fixture, and records what it got as JSON.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLIENTS, editorWorkspace, findBinary, run, type EditorWorkspace, type RunResult } from './helpers/editors';
@@ -79,6 +80,20 @@ const DRIVER = String.raw`;;; driver.el --- NSCCN editor test  -*- lexical-bindi
                             (condition-case e (progn (nsccn-trace "sideways") "no error")
                               (user-error (error-message-string e))))
             (set-buffer source)
+            (nsccn-changes)
+            (nsccn-test-put 'changes_xref (nsccn-test-buffer-text "*xref*"))
+            (set-buffer source)
+            (goto-char (point-min))
+            (search-forward "def __init__(self, user")
+            (nsccn-callers)
+            (nsccn-test-put 'callers_xref (nsccn-test-buffer-text "*xref*"))
+            (set-buffer source)
+            (goto-char (point-min))
+            (search-forward "def price_of")
+            (let ((w (nsccn-window)))
+              (nsccn-test-put 'window_name (buffer-name w))
+              (nsccn-test-put 'window_text (with-current-buffer w (buffer-substring-no-properties (point-min) (point-max)))))
+            (set-buffer source)
             (let ((skeleton (nsccn-skeleton)))
               (set-buffer skeleton)
               (nsccn-test-put 'skeleton_mode (symbol-name major-mode))
@@ -116,6 +131,10 @@ interface Results {
   skeleton_mode: string;
   skeleton_text: string;
   jump: { file: string; line: number };
+  changes_xref: string;
+  callers_xref: string;
+  window_name: string;
+  window_text: string;
 }
 
 describe.skipIf(!EMACS)(`Emacs: clients/emacs/nsccn.el with Eglot against the real server${EMACS ? '' : ` — ${SKIP}`}`, () => {
@@ -126,6 +145,11 @@ describe.skipIf(!EMACS)(`Emacs: clients/emacs/nsccn.el with Eglot against the re
   beforeAll(async () => {
     ws = editorWorkspace('nsccn-emacs-');
     fs.writeFileSync(path.join(ws.root, 'pyproject.toml'), '[project]\nname = "shop"\n');
+    // A git history for nsccn-changes: everything committed, then one line of _write edited.
+    const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' };
+    for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'base']]) execFileSync('git', args, { cwd: ws.root, env: gitEnv });
+    const base = path.join(ws.root, 'shop/base.py');
+    fs.writeFileSync(base, fs.readFileSync(base, 'utf8').replace('return (table, row)', 'return (table, dict(row))'));
     const driver = path.join(ws.scratch, 'driver.el');
     const out = path.join(ws.scratch, 'results.json');
     fs.writeFileSync(driver, DRIVER);
@@ -176,6 +200,20 @@ describe.skipIf(!EMACS)(`Emacs: clients/emacs/nsccn.el with Eglot against the re
 
   it('nsccn-search lists the hits in an xref buffer', () => {
     expect(res.search_xref).toMatch(/shop\/services\/payments\.py\n\s*4:\[function\] def charge\(user, amount\)/);
+  });
+
+  it('nsccn-changes lists the edited function with its callers in an xref buffer', () => {
+    expect(res.changes_xref).toMatch(/shop\/base\.py\n\s*31:modified func:shop\/base\.py:_write {2}callers: func:shop\/services\/checkout\.py:checkout, method:shop\/base\.py:Model\.save, method:shop\/models\.py:User\.rename/);
+  });
+
+  it('nsccn-callers lists the callers of the entity at point (the code lens action)', () => {
+    expect(res.callers_xref).toMatch(/shop\/services\/checkout\.py\n\s*9:CALLS <- func:shop\/services\/checkout\.py:checkout {2}def checkout\(user: User, skus\)/);
+  });
+
+  it('nsccn-window shows the entity at point with line numbers', () => {
+    expect(res.window_name).toBe('*nsccn-window: func:shop/models.py:price_of*');
+    expect(res.window_text).toContain('shop/models.py:');
+    expect(res.window_text).toMatch(/\d+ \| def price_of\(sku: str\) -> float:\n\d+ \| {5}"""Look up the unit price of a product\."""/);
   });
 
   it('rejects a bad trace direction with a clear message', () => {

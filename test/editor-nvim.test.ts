@@ -3,6 +3,7 @@
 // --stdio`, a shim on PATH runs this checkout's build). A Lua driver records what the editor
 // saw as JSON; the assertions are here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLIENTS, editorWorkspace, findBinary, run, type EditorWorkspace, type RunResult } from './helpers/editors';
@@ -89,6 +90,35 @@ local ok, err = xpcall(function()
     table.insert(results.trace.items, { file = vim.api.nvim_buf_get_name(it.bufnr), lnum = it.lnum, text = it.text })
   end
 
+  -- Code lenses are on and resolved; running the one on Order.__init__ lists its callers.
+  vim.api.nvim_set_current_win(src_win)
+  local init_row = find_line(src_lines, 'def __init__(self, user')
+  local function lens_on(line)
+    for _, l in ipairs(vim.lsp.codelens.get(src_buf)) do
+      if l.range.start.line == line - 1 and l.command and l.command.title ~= '' then return l end
+    end
+  end
+  wait(15000, function() return lens_on(init_row) ~= nil end, 'a resolved code lens on Order.__init__')
+  local init_lens = lens_on(init_row)
+  results.lens = { title = init_lens.command.title, command = init_lens.command.command, count = #vim.lsp.codelens.get(src_buf) }
+  vim.api.nvim_win_set_cursor(src_win, { init_row, 4 })
+  vim.lsp.codelens.run()
+  wait(10000, function() return vim.fn.getloclist(src_win, { title = 1 }).title:find('NSCCN callers', 1, true) ~= nil end, 'the callers of the lens')
+  local callers = vim.fn.getloclist(src_win, { items = 1, title = 1 })
+  results.lens_callers = { title = callers.title, items = {} }
+  for _, it in ipairs(callers.items) do
+    table.insert(results.lens_callers.items, { file = vim.api.nvim_buf_get_name(it.bufnr), lnum = it.lnum, text = it.text })
+  end
+
+  -- :NsccnChanges: the edit the test made to _write after the commit.
+  vim.cmd('NsccnChanges')
+  wait(10000, function() return vim.fn.getqflist({ title = 1 }).title:find('NSCCN changes', 1, true) ~= nil end, 'changes')
+  local ch = vim.fn.getqflist({ items = 1, title = 1 })
+  results.changes = { title = ch.title, items = {} }
+  for _, it in ipairs(ch.items) do
+    table.insert(results.changes.items, { file = vim.api.nvim_buf_get_name(it.bufnr), lnum = it.lnum, text = it.text })
+  end
+
   -- Bad input is a message, not a Lua error.
   vim.api.nvim_set_current_win(src_win)
   vim.cmd('NsccnTrace sideways')
@@ -130,6 +160,9 @@ interface Results {
   jump: { file: string; line: number; text: string; in_source_window: boolean };
   search: { title: string; items: ListItem[] };
   trace: { title: string; items: ListItem[] };
+  lens: { title: string; command: string; count: number };
+  lens_callers: { title: string; items: ListItem[] };
+  changes: { title: string; items: ListItem[] };
 }
 
 describe.skipIf(!NVIM)(`Neovim: clients/nvim against the real server${NVIM ? '' : ` — ${SKIP}`}`, () => {
@@ -143,6 +176,11 @@ describe.skipIf(!NVIM)(`Neovim: clients/nvim against the real server${NVIM ? '' 
     // The plugin roots the workspace at the nearest marker; Neovim runs from elsewhere so the
     // cwd fallback cannot be what finds it.
     fs.writeFileSync(path.join(ws.root, 'pyproject.toml'), '[project]\nname = "shop"\n');
+    // A git history for :NsccnChanges: everything committed, then one line of _write edited.
+    const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' };
+    for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'base']]) execFileSync('git', args, { cwd: ws.root, env: gitEnv });
+    const base = path.join(ws.root, 'shop/base.py');
+    fs.writeFileSync(base, fs.readFileSync(base, 'utf8').replace('return (table, row)', 'return (table, dict(row))'));
     const driver = path.join(ws.scratch, 'driver.lua');
     const out = path.join(ws.scratch, 'results.json');
     fs.writeFileSync(driver, DRIVER);
@@ -222,6 +260,27 @@ describe.skipIf(!NVIM)(`Neovim: clients/nvim against the real server${NVIM ? '' 
     expect(items).toContainEqual({ file: abs('shop/base.py'), lnum: 31, text: '  CALLS -> func:shop/base.py:_write  def _write(table, row)' });
     // A name the graph cannot resolve (the builtin vars) opens at its call site.
     expect(items).toContainEqual({ file: abs('shop/base.py'), lnum: 28, text: '  CALLS -> vars  (unresolved)' });
+  });
+
+  it('turns code lenses on; running one puts the callers in the location list', () => {
+    expect(res.lens.title).toBe('1 caller · 1 callee');
+    expect(res.lens.command).toBe('nsccn.showCallers');
+    expect(res.lens.count).toBeGreaterThan(4);
+    expect(res.lens_callers.title).toBe('NSCCN callers: method:shop/models.py:Order.__init__');
+    expect(res.lens_callers.items).toEqual([
+      { file: abs('shop/services/checkout.py'), lnum: 9, text: 'CALLS <- func:shop/services/checkout.py:checkout  def checkout(user: User, skus)' },
+    ]);
+  });
+
+  it(':NsccnChanges lists the edited function with its callers', () => {
+    expect(res.changes.title).toBe('NSCCN changes HEAD → working tree');
+    expect(res.changes.items).toEqual([
+      {
+        file: abs('shop/base.py'),
+        lnum: 31,
+        text: 'modified func:shop/base.py:_write  callers: func:shop/services/checkout.py:checkout, method:shop/base.py:Model.save, method:shop/models.py:User.rename',
+      },
+    ]);
   });
 
   it('reports a bad trace direction as a message', () => {

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingService } from '../server/src/engine/embed/service';
-import { DEFAULT_MODEL, decideModel } from '../server/src/engine/embed/model-settings';
+import { DEFAULT_MODEL, NO_MODEL_NOTE, decideModel } from '../server/src/engine/embed/model-settings';
 import { encodeStaticTable } from '../server/src/engine/embed/static-asset';
 import { buildTinyModel } from './helpers/tiny-model';
 import { conceptStore, eidOf } from './helpers/semantic-fixture';
@@ -44,8 +44,14 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('choosing a model', () => {
+  it('no model named: off, nothing downloaded, and the note says how to name one', () => {
+    expect(decideModel(undefined, {})).toEqual({ kind: 'off', note: NO_MODEL_NOTE });
+    expect(decideModel({ cacheDir: dir }, {})).toEqual({ kind: 'off', note: NO_MODEL_NOTE });
+    expect(NO_MODEL_NOTE).toContain(DEFAULT_MODEL);
+  });
+
   it('offline with no cached copy: off, with the places it looked', () => {
-    const d = decideModel(undefined, { NSCCN_OFFLINE: '1', XDG_CACHE_HOME: dir });
+    const d = decideModel({ model: DEFAULT_MODEL }, { NSCCN_OFFLINE: '1', XDG_CACHE_HOME: dir });
     expect(d.kind).toBe('off');
     if (d.kind === 'off') {
       expect(d.note).toContain(`no model found at ${path.join(dir, 'nsccn', 'models', DEFAULT_MODEL)}`);
@@ -60,8 +66,8 @@ describe('choosing a model', () => {
     expect(decideModel(undefined, { NSCCN_MODEL: path.join(dir, 'missing-model') })).toEqual({ kind: 'off', note: `model stream off: no model found at ${path.join(dir, 'missing-model')}` });
   });
 
-  it('online, a hub id is planned for download into the cache', () => {
-    const d = decideModel({ cacheDir: dir }, {});
+  it('online, a named hub id is planned for download into the cache', () => {
+    const d = decideModel({ model: DEFAULT_MODEL, cacheDir: dir }, {});
     expect(d).toMatchObject({ kind: 'load', plan: { name: DEFAULT_MODEL, ref: DEFAULT_MODEL, local: false, allowRemote: true, cacheDir: dir, dtypes: ['q8', 'fp32'] } });
   });
 
@@ -86,7 +92,7 @@ describe('embedding service without a model', () => {
       await svc.idle();
       expect(performance.now() - t0).toBeLessThan(2000);
       expect(svc.status()).toBeNull();
-      expect(svc.notes().filter((n) => n.startsWith('model stream off: no model found at'))).toHaveLength(1);
+      expect(svc.notes().filter((n) => n === NO_MODEL_NOTE)).toHaveLength(1);
       expect(logs.filter((l) => l.startsWith('model stream off'))).toHaveLength(1); // logged once
       const streams = svc.streams();
       expect(streams.map((s) => s.name)).toEqual(['static']);

@@ -12,6 +12,11 @@
 ;;   M-x nsccn-skeleton   nsccn/skeleton of the current file; RET jumps to the source line
 ;;   M-x nsccn-search     nsccn/search, results as an xref list
 ;;   M-x nsccn-trace      nsccn/trace from point (up/down/state/errors/config), as an xref list
+;;   M-x nsccn-callers    the callers of the entity at point, as an xref list (what the code
+;;                        lens "N callers" runs in editors that show lenses; Eglot does not)
+;;   M-x nsccn-window     nsccn/window: the source of the entity at point, with line numbers
+;;   M-x nsccn-changes    nsccn/changes: entities a git diff touches, with their callers and
+;;                        tests, as an xref list (C-u asks for a revision, --staged or --worktree)
 ;;
 ;; Setup:
 ;;
@@ -282,6 +287,87 @@ With a prefix argument, ask for an entity ID instead of using point."
          (res (nsccn-trace-request direction id))
          (xrefs (nsccn--trace-xrefs server res)))
     (unless xrefs (user-error "NSCCN: nothing %s of %s" direction (plist-get res :root)))
+    (xref-show-xrefs (lambda () xrefs) nil)))
+
+;;;###autoload
+(defun nsccn-callers (&optional id)
+  "List the callers of the entity at point (or of ID) in an xref buffer.
+The editor-side action of the code lens \"N callers · M callees\"."
+  (interactive)
+  (let* ((server (nsccn--current-server))
+         (res (nsccn--request server :nsccn/trace
+                              (append (if id (list :id id)
+                                        (list :uri (nsccn--buffer-uri) :position (nsccn--position)))
+                                      (list :direction "up" :depth 1))))
+         (xrefs (nsccn--trace-xrefs server res)))
+    (unless xrefs (user-error "NSCCN: nobody calls %s" (plist-get res :root)))
+    (xref-show-xrefs (lambda () xrefs) nil)))
+
+;;;; Window
+
+(define-derived-mode nsccn-window-mode special-mode "NSCCN-Window"
+  "The source of one entity with line numbers (nsccn/window).")
+
+(defcustom nsccn-window-context 3
+  "Lines of context nsccn/window shows around the entity."
+  :type 'natnum)
+
+;;;###autoload
+(defun nsccn-window (&optional id)
+  "Show the source of the entity at point (or of ID) with line numbers (nsccn/window)."
+  (interactive)
+  (let* ((server (nsccn--current-server))
+         (res (nsccn--request server :nsccn/window
+                              (append (if id (list :id id)
+                                        (list :uri (nsccn--buffer-uri) :position (nsccn--position)))
+                                      (list :contextLines nsccn-window-context))))
+         (buf (get-buffer-create (format "*nsccn-window: %s*" (plist-get res :id)))))
+    (with-current-buffer buf
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "%s:%d-%d\n" (plist-get res :file) (plist-get res :start) (plist-get res :end)))
+        (insert (plist-get res :code) "\n")
+        (goto-char (point-min)))
+      (nsccn-window-mode)
+      (setq nsccn--server server))
+    (pop-to-buffer buf)
+    buf))
+
+;;;; Changes
+
+(defun nsccn--changes-params (arg)
+  "nsccn/changes params for ARG: nil, \"--staged\", \"--worktree\" or a revision."
+  (cond ((or (null arg) (string-empty-p arg)) nil)
+        ((equal arg "--staged") (list :staged t))
+        ((equal arg "--worktree") (list :worktree t))
+        (t (list :since arg))))
+
+(defun nsccn--changes-xrefs (server res)
+  "xref items of nsccn/changes RES from SERVER: one per entity, at its line."
+  (mapcar (lambda (e)
+            (let* ((callers (append (plist-get e :callers) nil))
+                   (tests (append (plist-get e :tests) nil))
+                   (summary (concat (format "%s %s" (plist-get e :change) (plist-get e :id))
+                                    (when callers
+                                      (format "  %s: %s"
+                                              (if (equal (plist-get e :change) "deleted") "still named by" "callers")
+                                              (string-join callers ", ")))
+                                    (when tests (format "  tests: %s" (string-join tests ", "))))))
+              (xref-make summary (xref-make-file-location (nsccn--absolute server (plist-get e :file))
+                                                          (plist-get e :line) 0))))
+          (append (plist-get res :entities) nil)))
+
+;;;###autoload
+(defun nsccn-changes (&optional arg)
+  "List the entities a git diff touches, with callers and tests (nsccn/changes).
+Without ARG: HEAD against the working tree.  Interactively, a prefix argument asks for a
+revision, \"--staged\" or \"--worktree\"."
+  (interactive (list (when current-prefix-arg
+                       (read-string "NSCCN changes since (revision, --staged, --worktree): "))))
+  (let* ((server (nsccn--current-server))
+         (res (nsccn--request server :nsccn/changes (or (nsccn--changes-params arg) (make-hash-table))))
+         (xrefs (nsccn--changes-xrefs server res)))
+    (unless xrefs (user-error "NSCCN: no changed entities (%s)" (plist-get res :base)))
     (xref-show-xrefs (lambda () xrefs) nil)))
 
 (provide 'nsccn)

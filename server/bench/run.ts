@@ -1,4 +1,4 @@
-// `npm run bench [-- index|scale|lsp|mcp|search ...]`: speed and memory on the machine's real code. Each
+// `npm run bench [-- index|skeleton|scale|lsp|mcp|kills|search ...]`: speed and memory on the machine's real code. Each
 // bench prints a table and writes bench-results/<name>.json. Not part of `npm test`.
 import { writeResult } from './corpora';
 
@@ -6,6 +6,7 @@ type Bench = () => Promise<Record<string, unknown>>;
 
 const BENCHES: Record<string, () => Promise<Bench>> = {
   index: async () => (require('./index') as typeof import('./index')).benchIndex,
+  skeleton: async () => (require('./skeleton') as typeof import('./skeleton')).benchSkeleton,
   scale: async () => (require('./scale') as typeof import('./scale')).benchScale,
   lsp: async () => (require('./lsp') as typeof import('./lsp')).benchLsp as Bench,
   kills: async () => (require('./kills') as typeof import('./kills')).benchKills,

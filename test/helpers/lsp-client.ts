@@ -55,6 +55,8 @@ export class LspClient {
   readonly registrations: Array<{ method: string; registerOptions?: unknown }> = [];
   readonly logs: string[] = [];
   codeLensRefreshes = 0;
+  /** The server's capabilities from its initialize answer. */
+  capabilities: Record<string, unknown> = {};
   stderr = '';
   readonly exited: Promise<number | null>;
   private exitCode: number | null | undefined;
@@ -170,7 +172,7 @@ export class LspClient {
 
   private async initialize(opts: StartOptions): Promise<void> {
     const folders = opts.folders.map((f) => ({ uri: fileUri(f), name: path.basename(f) }));
-    await this.conn.sendRequest('initialize', {
+    const init = await this.conn.sendRequest<{ capabilities: Record<string, unknown> }>('initialize', {
       processId: process.pid,
       rootUri: folders[0]?.uri ?? null,
       ...(opts.legacyRoot ? {} : { workspaceFolders: folders }),
@@ -189,6 +191,7 @@ export class LspClient {
       },
       initializationOptions: opts.initializationOptions,
     });
+    this.capabilities = init.capabilities;
     await this.conn.sendNotification('initialized', {});
   }
 }

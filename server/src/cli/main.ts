@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-// The `nsccn` command. Every command takes --root (default: the current directory) and --json.
+// The `nsccn` command. Every command takes --root (default: the workspace found upward from the
+// current folder, see engine/config/root.ts) and --json.
 // Exit codes: 0 success, 1 an error (one line on stderr), 2 bad usage.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { TRACE_DEFAULT_DEPTH, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, type TraceDirection } from '../../../protocol';
+import { CHANGES_DEFAULT_DEPTH, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX, MAX_TOKENS_MIN, TRACE_DEFAULT_DEPTH, TRACE_DEFAULT_PATHS, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS, type DocsLevel, type TraceDirection } from '../../../protocol';
+import { findWorkspaceRoot } from '../engine/config/root';
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
-import { formatSearch, formatStats, formatSummary, formatTrace } from './output';
-import { closeOnSignal, openEngine, runIndex, type GlobalOptions } from './run';
+import { formatChanges, formatSearch, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
+import { closeOnSignal, finishVectors, openEngine, runIndex, type GlobalOptions } from './run';
 
 const intArg = (min: number, max: number) => (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
   return n;
 };
+
+const maxTokensOption = () => new Option('--max-tokens <n>', 'cut the answer to about this many tokens (says what it dropped)').argParser(intArg(MAX_TOKENS_MIN, MAX_TOKENS_MAX));
 
 function print(json: boolean, value: unknown, text: () => string): void {
   process.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : text() + '\n');
@@ -46,11 +50,11 @@ export function buildProgram(): Command {
     .exitOverride();
   const common = (c: Command) =>
     c
-      .option('--root <dir>', 'workspace root', process.cwd())
+      .option('--root <dir>', 'workspace root (default: found upward from the current folder: .nsccn, .nsccn.json, a VCS root, pyproject.toml/package.json)', findWorkspaceRoot(process.cwd()))
       .option('--json', 'print JSON (the protocol/ types)', false)
-      .option('--exclude <glob...>', 'extra paths to skip (gitignore syntax)')
-      .option('--max-file-bytes <n>', 'skip files larger than this', intArg(1, 1 << 30))
-      .option('--model <id>', 'embedding model (Hugging Face id or folder; "none" for no model)')
+      .option('--exclude <glob...>', 'extra paths to skip (gitignore syntax); given to index, kept for later commands')
+      .option('--max-file-bytes <n>', 'skip files larger than this; given to index, kept for later commands', intArg(1, 1 << 30))
+      .option('--model <id>', 'embedding model (Hugging Face id or folder); default none: the offline streams, no download')
       .option('-v, --verbose', 'say which files were skipped and why', false);
 
   common(program.command('index').description('index the workspace (incremental)')).action(async (o: GlobalOptions) => {
@@ -67,30 +71,53 @@ export function buildProgram(): Command {
     .option('--limit <n>', 'number of results', intArg(1, 500), 10)
     .option('--kind <kind...>', 'only these kinds (function, method, class, module, ...)')
     .option('--path <path...>', 'only under these paths or globs')
-    .action(async (query: string, o: GlobalOptions & { limit: number; kind?: string[]; path?: string[] }) => {
-      const r = await withEngine(o, (e) => e.search({ query, limit: o.limit, kinds: o.kind as never, paths: o.path }));
+    .addOption(maxTokensOption())
+    .action(async (query: string, o: GlobalOptions & { limit: number; kind?: string[]; path?: string[]; maxTokens?: number }) => {
+      const r = await withEngine(o, async (e) => {
+        await finishVectors(e, o); // the streams it reports are complete: the same query, the same answer
+        return e.search({ query, limit: o.limit, kinds: o.kind as never, paths: o.path, maxTokens: o.maxTokens });
+      });
       print(o.json, r, () => formatSearch(r));
     });
 
-  common(program.command('skeleton <file>').description('signatures and docstrings of a file, bodies elided')).action(async (file: string, o: GlobalOptions) => {
-    const r = await withEngine(o, (e) => e.skeleton(file));
-    print(o.json, r, () => r.text.trimEnd());
-  });
+  common(program.command('skeleton <file>').description('signatures and docstrings of a file, bodies elided'))
+    .addOption(new Option('--docs <level>', 'docstrings: full, first-line (and "...") or none').choices(DOCS_LEVELS as string[]).default(DEFAULT_DOCS_LEVEL))
+    .addOption(maxTokensOption())
+    .action(async (file: string, o: GlobalOptions & { docs: DocsLevel; maxTokens?: number }) => {
+      const r = await withEngine(o, (e) => e.skeleton(file, { docs: o.docs, maxTokens: o.maxTokens }));
+      print(o.json, r, () => formatSkeleton(r));
+    });
 
   common(program.command('trace <id>').description('follow the causal graph from an entity'))
     .addOption(new Option('--direction <dir>', 'up, down, state, errors or config').choices(TRACE_DIRECTIONS as string[]).default('down'))
-    .option('--depth <n>', `levels to follow (max ${TRACE_MAX_DEPTH})`, intArg(1, TRACE_MAX_DEPTH), TRACE_DEFAULT_DEPTH)
-    .option('--relations <rel...>', 'only these relations (CALLS, MUTATES, ...)')
-    .action(async (id: string, o: GlobalOptions & { direction: TraceDirection; depth: number; relations?: string[] }) => {
-      const r = await withEngine(o, (e) => e.trace({ id, direction: o.direction, depth: o.depth, relations: o.relations as never }));
-      print(o.json, r, () => formatTrace(r));
+    .option('--depth <n>', `levels to follow (default ${TRACE_DEFAULT_DEPTH}; with --to, the longest path, default ${TRACE_MAX_DEPTH})`, intArg(1, TRACE_MAX_DEPTH))
+    .option('--to <id>', 'the shortest paths from <id> to this entity, each hop with its line')
+    .option('--k <n>', `with --to: how many paths, shortest first (default ${TRACE_DEFAULT_PATHS})`, intArg(1, TRACE_MAX_PATHS))
+    .option('--relations <rel...>', 'only these relations (CALLS, MUTATES, ...); up/down follow them instead of CALLS (INHERITS: subclasses/bases)')
+    .option('--unresolved', 'list unresolved names (builtins, libraries) instead of one summary line', false)
+    .addOption(maxTokensOption())
+    .action(async (id: string, o: GlobalOptions & { direction: TraceDirection; depth?: number; relations?: string[]; unresolved: boolean; maxTokens?: number; to?: string; k?: number }) => {
+      const r = await withEngine(o, (e) => e.trace({ id, direction: o.direction, depth: o.depth, relations: o.relations as never, maxTokens: o.maxTokens, to: o.to, k: o.k }));
+      print(o.json, r, () => formatTrace(r, { unresolved: o.unresolved }));
+    });
+
+  common(program.command('changes').description('entities a git diff touches, and what reaches them (callers, state, config, tests)'))
+    .option('--since <rev>', 'changes from this revision to the working tree')
+    .option('--staged', 'staged changes (HEAD → the git index)', false)
+    .option('--worktree', 'unstaged changes (the git index → the working tree)', false)
+    .option('--depth <n>', `how far up the callers go (default ${CHANGES_DEFAULT_DEPTH})`, intArg(1, TRACE_MAX_DEPTH))
+    .addOption(maxTokensOption())
+    .action(async (o: GlobalOptions & { since?: string; staged: boolean; worktree: boolean; depth?: number; maxTokens?: number }) => {
+      const r = await withEngine(o, (e) => e.changes({ since: o.since, staged: o.staged, worktree: o.worktree, depth: o.depth, maxTokens: o.maxTokens }));
+      print(o.json, r, () => formatChanges(r));
     });
 
   common(program.command('window <id>').description("an entity's source with line numbers"))
     .option('--context <n>', 'lines of context around it', intArg(0, 200), 3)
-    .action(async (id: string, o: GlobalOptions & { context: number }) => {
-      const r = await withEngine(o, (e) => e.window(id, o.context));
-      print(o.json, r, () => `${r.file}:${r.start}-${r.end}\n${r.code}`);
+    .addOption(maxTokensOption())
+    .action(async (id: string, o: GlobalOptions & { context: number; maxTokens?: number }) => {
+      const r = await withEngine(o, (e) => e.window(id, o.context, o.maxTokens));
+      print(o.json, r, () => formatWindow(r));
     });
 
   common(program.command('stats').description('what the index holds')).action(async (o: GlobalOptions) => {

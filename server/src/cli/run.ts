@@ -1,7 +1,13 @@
 // Opening an engine from CLI options, and `nsccn index` with a progress bar on a terminal.
+// Flags that shape the index (--exclude, --max-file-bytes) given to `nsccn index` are kept in
+// .nsccn/cli-options.json and used by every later command, so a query never re-indexes with
+// other options; a query given different ones is an error that says how to change them.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as cliProgress from 'cli-progress';
-import type { IndexSummary } from '../../../protocol';
+import { ErrorCodes, type IndexSummary } from '../../../protocol';
 import { Engine } from '../engine/engine';
+import { EngineError } from '../engine/errors';
 
 export interface GlobalOptions {
   root: string;
@@ -33,12 +39,43 @@ export function closeOnSignal(engine: Engine | Promise<Engine>): () => void {
   return () => offs.forEach((off) => off());
 }
 
-export function openEngine(o: GlobalOptions): Promise<Engine> {
+interface Shaping {
+  exclude: string[];
+  maxFileBytes: number | null;
+}
+
+const shapingFile = (root: string) => path.join(root, '.nsccn', 'cli-options.json');
+
+function readShaping(root: string): Shaping | null {
+  try {
+    return JSON.parse(fs.readFileSync(shapingFile(root), 'utf8')) as Shaping;
+  } catch {
+    return null;
+  }
+}
+
+const describeShaping = (s: Shaping) => [s.exclude.length ? `--exclude ${s.exclude.join(' ')}` : '', s.maxFileBytes ? `--max-file-bytes ${s.maxFileBytes}` : ''].filter(Boolean).join(' ') || 'no --exclude or --max-file-bytes';
+
+/** The index-shaping flags to use: those given (index) or kept (queries), never silently others. */
+function shaping(o: GlobalOptions, forIndex: boolean): Shaping {
+  const kept = readShaping(o.root) ?? { exclude: [], maxFileBytes: null };
+  const given = o.exclude !== undefined || o.maxFileBytes !== undefined;
+  if (!given) return kept;
+  const asked: Shaping = { exclude: o.exclude ?? [], maxFileBytes: o.maxFileBytes ?? null };
+  if (forIndex || JSON.stringify(asked) === JSON.stringify(kept)) return asked;
+  throw new EngineError(
+    ErrorCodes.InvalidParams,
+    `the index was built with ${describeShaping(kept)}; to index with ${describeShaping(asked)}, run nsccn index with them (or put them in .nsccn.json)`,
+  );
+}
+
+export function openEngine(o: GlobalOptions, forIndex = false): Promise<Engine> {
   const model = o.model ?? process.env.NSCCN_MODEL;
+  const shape = shaping(o, forIndex);
   return Engine.open({
     root: o.root,
-    exclude: o.exclude,
-    maxFileBytes: o.maxFileBytes,
+    exclude: shape.exclude,
+    maxFileBytes: shape.maxFileBytes ?? undefined,
     embeddings: model ? { model } : undefined,
     log: (m) => {
       if (o.verbose || /rebuil/.test(m)) process.stderr.write(`nsccn: ${m}\n`);
@@ -47,7 +84,7 @@ export function openEngine(o: GlobalOptions): Promise<Engine> {
 }
 
 export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
-  const opening = openEngine(o);
+  const opening = openEngine(o, true);
   const release = closeOnSignal(opening);
   const engine = await opening.catch((e) => {
     release();
@@ -66,9 +103,32 @@ export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
     });
     bar?.stop();
     if (!o.json) for (const n of summary.notes ?? []) process.stderr.write(`nsccn: ${n}\n`);
+    fs.writeFileSync(shapingFile(o.root), JSON.stringify(shaping(o, true)) + '\n');
+    // Every configured vector stream complete before exit: the next query ranks as all later ones.
+    await finishVectors(engine, o);
     return summary;
   } finally {
     await engine.close();
     release();
   }
+}
+
+/** Waits for the vector streams, with a progress bar on a terminal (entities embedded, all streams). */
+export async function finishVectors(engine: Engine, o: GlobalOptions): Promise<void> {
+  const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: 'embedding [{bar}] {percentage}% {value}/{total} vectors ({streams})', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null;
+  let started = false;
+  await engine.finishEmbeddings((progress) => {
+    if (!bar || !progress.length) return;
+    const done = progress.reduce((a, p) => a + Math.min(p.done, p.total), 0);
+    const total = progress.reduce((a, p) => a + p.total, 0);
+    const streams = progress.map((p) => p.stream).join(', ');
+    if (!started) {
+      if (done >= total) return; // nothing to wait for: no bar
+      bar.start(total, done, { streams });
+      started = true;
+    }
+    bar.setTotal(total);
+    bar.update(done, { streams });
+  });
+  if (started) bar?.stop();
 }

@@ -4,7 +4,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
+  ChangesParams,
+  ChangesResponse,
+  DocsLevel,
   IndexSummary,
+  SearchResponse,
+  StreamProgress,
   Relation,
   SearchParams,
   Skeleton,
@@ -13,11 +18,21 @@ import type {
   TraceResult,
   Window,
 } from '../../../protocol';
-import { ErrorCodes, RELATIONS } from '../../../protocol';
+import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS } from '../../../protocol';
+import { fitChanges } from './budget/changes';
+import { keepIndexOutOfGit } from './config/index-folder';
+import { loadProjectConfig, withProjectConfig, type ProjectConfig } from './config/project';
+import { changes } from './changes/impact';
+import { fitSearch, fitWindow } from './budget/lists';
+import { checkMaxTokens } from './budget/measure';
+import { fitSkeleton } from './budget/skeleton';
+import { fitTrace } from './budget/trace';
 import type { EdgeRow, EngineOptions, EntityRow, GraphChange, IndexProgress, Position, TextChange } from './api';
 import { EmbeddingService } from './embed/service';
 import { EngineError, fromStoreError } from './errors';
 import { Graph } from './graph/graph';
+import { implementations, subtypes, supertypes } from './graph/hierarchy';
+import { pathTrace } from './graph/paths';
 import { trace, type TraceRequest } from './graph/trace';
 import { LANGUAGES, languageForPath } from './languages/registry';
 import { Parsers } from './parse/parsers';
@@ -43,6 +58,11 @@ import { projectFiles } from './workspace/project';
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files larger than this are not read to answer a request (they are not indexed either). */
 const MAX_SHOWN_BYTES = 256 * 1024 * 1024;
+
+export interface SkeletonOptions {
+  docs?: DocsLevel;
+  maxTokens?: number;
+}
 
 export interface FileChange {
   path: string;
@@ -73,6 +93,8 @@ export class Engine {
     private readonly opts: EngineOptions & { root: string },
     private readonly db: Db,
     private readonly parsers: Parsers,
+    /** `.nsccn.json` as read when the engine opened. */
+    readonly config: ProjectConfig = {},
   ) {
     this.root = opts.root;
     this.realRoot = fs.realpathSync(opts.root);
@@ -97,11 +119,15 @@ export class Engine {
     }
     if (!stat.isDirectory()) throw new EngineError(ErrorCodes.InvalidParams, `workspace root ${root} is not a directory`);
     const log = options.log ?? (() => {});
+    // The project's config file shapes the index for every face; explicit options come first.
+    const config = loadProjectConfig(root);
+    options = withProjectConfig(options, config);
     const dbPath = options.dbPath ?? path.join(root, '.nsccn', 'index.db');
     const { db, rebuiltBecause, readOnlyBecause } = openDatabase(dbPath, log);
+    if (!options.dbPath) keepIndexOutOfGit(path.dirname(dbPath));
     const parsers = new Parsers();
     await parsers.load(LANGUAGES);
-    const engine = new Engine({ ...options, root }, db, parsers);
+    const engine = new Engine({ ...options, root }, db, parsers, config);
     if (rebuiltBecause) engine.notes.push(`index rebuilt: ${rebuiltBecause}`);
     if (readOnlyBecause) {
       engine.readOnlyBecause = readOnlyBecause;
@@ -315,9 +341,31 @@ export class Engine {
 
   // --- queries -------------------------------------------------------------------------------
 
-  async search(params: SearchParams): Promise<{ results: DetailedSearch['results']; streams: string[] }> {
+  async search(params: SearchParams): Promise<SearchResponse> {
+    const maxTokens = checkMaxTokens(params.maxTokens);
     const { results, streams } = await this.searchDetailed(params);
-    return { results, streams };
+    const r: SearchResponse = { results, streams };
+    const incomplete = this.embeddings.progress().filter((p) => !p.complete).map((p) => p.stream);
+    if (incomplete.length) r.incomplete = incomplete;
+    return maxTokens === undefined ? r : fitSearch(r, maxTokens);
+  }
+
+  /**
+   * Waits until every configured vector stream is complete (the model loaded or given up, every
+   * entity embedded), reporting progress now and then: what `nsccn index` does before it exits,
+   * and what a CLI query does before it answers, so the same query gives the same answer.
+   */
+  async finishEmbeddings(onProgress?: (p: StreamProgress[]) => void, everyMs = 200): Promise<StreamProgress[]> {
+    this.assertOpen();
+    const timer = onProgress ? setInterval(() => onProgress(this.embeddings.progress()), everyMs) : undefined;
+    try {
+      await this.embeddings.idle();
+    } finally {
+      clearInterval(timer);
+    }
+    const done = this.embeddings.progress();
+    onProgress?.(done);
+    return done;
   }
 
   /** Search with each stream's own ranking (for the eval). */
@@ -326,13 +374,17 @@ export class Engine {
     return this.search_.search(params);
   }
 
-  skeleton(file: string): Skeleton {
+  skeleton(file: string, opts: SkeletonOptions = {}): Skeleton {
     this.assertOpen();
+    const docs = opts.docs ?? DEFAULT_DOCS_LEVEL;
+    if (!DOCS_LEVELS.includes(docs)) throw new EngineError(ErrorCodes.InvalidParams, `docs must be one of ${DOCS_LEVELS.join(', ')}, got ${JSON.stringify(opts.docs)}`);
+    const maxTokens = checkMaxTokens(opts.maxTokens);
     const rel = this.relativePath(file);
     const lang = languageForPath(rel);
     if (!lang) throw new EngineError(ErrorCodes.NotIndexed, `${rel} is not in a language NSCCN reads`);
     const text = this.fileText(rel);
-    return skeletonOf(this.store, this.parsers, lang, rel, text, this.docs.get(rel)?.tree);
+    const make = (level: DocsLevel) => skeletonOf(this.store, this.parsers, lang, rel, text, this.docs.get(rel)?.tree, level);
+    return maxTokens === undefined ? make(docs) : fitSkeleton(make, docs, maxTokens);
   }
 
   trace(req: TraceRequest): TraceResult {
@@ -342,14 +394,53 @@ export class Engine {
       const bad = req.relations.filter((r) => !RELATIONS.includes(r));
       if (bad.length) throw new EngineError(ErrorCodes.InvalidParams, `unknown relation ${bad.join(', ')}; known: ${RELATIONS.join(', ')}`);
     }
-    return trace(this.store, this.graph, req, root.kind);
+    const maxTokens = checkMaxTokens(req.maxTokens);
+    const t = req.to !== undefined ? pathTrace(this.store, { ...req, to: this.entity(req.to).id }, (f) => this.textOrNull(f)) : trace(this.store, this.graph, req, root.kind);
+    return maxTokens === undefined ? t : fitTrace(t, maxTokens);
   }
 
-  window(id: string, contextLines?: number): Window {
+  /** Entities a git diff touches and their blast radius (`nsccn changes`). */
+  async changes(params: ChangesParams = {}): Promise<ChangesResponse> {
     this.assertOpen();
+    const maxTokens = checkMaxTokens(params.maxTokens);
+    const r = await changes(
+      {
+        root: this.root,
+        store: this.store,
+        testGlobs: this.config.testGlobs,
+        extract: (file, text) => {
+          const lang = languageForPath(file);
+          if (!lang) return null;
+          const tree = this.parsers.parse(lang, text);
+          try {
+            return lang.extract(tree, text, file, this.parsers.get(lang).grammar).entities;
+          } finally {
+            tree.delete();
+          }
+        },
+        currentText: (file) => this.textOrNull(file),
+      },
+      params,
+    );
+    return maxTokens === undefined ? r : fitChanges(r, maxTokens);
+  }
+
+  /** The current text of a workspace file, or null when it cannot be read. */
+  private textOrNull(file: string): string | null {
+    try {
+      return this.fileText(file);
+    } catch {
+      return null;
+    }
+  }
+
+  window(id: string, contextLines?: number, maxTokens?: number): Window {
+    this.assertOpen();
+    const budget = checkMaxTokens(maxTokens);
     const e = this.entity(id);
     if (!e.file) throw new EngineError(ErrorCodes.InvalidParams, `${id} is a ${e.kind}, not code: it has no source window`);
-    return sourceWindow(e, this.fileText(e.file), contextLines);
+    const w = sourceWindow(e, this.fileText(e.file), contextLines);
+    return budget === undefined ? w : fitWindow(w, budget);
   }
 
   entity(id: string): EntityRow {
@@ -390,6 +481,23 @@ export class Engine {
     return this.store.outgoing(id).map(toEdge).filter((e) => !relations || relations.includes(e.relation));
   }
 
+  /** Direct bases (`up`) or subclasses (`down`) of a class, from resolved INHERITS edges. */
+  typeHierarchy(id: string, direction: 'supertypes' | 'subtypes'): EntityRow[] {
+    this.assertOpen();
+    const ids = direction === 'supertypes' ? supertypes(this.store, id) : subtypes(this.store, id);
+    return this.rows(ids);
+  }
+
+  /** Methods overriding a method in its class's subclasses; for a class, its subclasses. */
+  implementations(id: string): EntityRow[] {
+    this.assertOpen();
+    return this.rows(implementations(this.store, id));
+  }
+
+  private rows(ids: string[]): EntityRow[] {
+    return ids.map((id) => this.store.entity(id)).filter((r): r is NonNullable<typeof r> => !!r).map(toEntity);
+  }
+
   /** Graph resolution of the name under the cursor: a reference's targets, or the entity named there. */
   definitionAt(file: string, pos: Position): EntityRow[] {
     const rel = this.relativePath(file);
@@ -417,6 +525,7 @@ export class Engine {
       edges: c.edges,
       embeddings: this.embeddings.status(),
       streams: this.search_.streamNames(),
+      streamProgress: this.embeddings.progress(),
       notes: [...this.notes, ...this.embeddings.notes()],
     };
   }
@@ -439,6 +548,7 @@ export class Engine {
       unresolvedEdges: this.store.unresolvedCount(),
       dbBytes,
       embeddings: this.embeddings.status(),
+      streamProgress: this.embeddings.progress(),
     };
   }
 

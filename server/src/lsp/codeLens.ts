@@ -1,9 +1,11 @@
-// "3 callers · 5 callees" above every function, method and class. Lenses are listed cheaply
+// "3 callers · 5 callees" above every function, method and class; clicking it runs the client's
+// `nsccn.showCallers` command. Lenses are listed cheaply
 // (one fileEntities call) and counted lazily in codeLens/resolve, for the lenses on screen only.
 // After the graph changes (an edit here changes the counts shown in other files), the client is
 // asked to refresh its lenses, debounced so a burst of edits or an index run asks once.
 import type { CodeLens, Connection } from 'vscode-languageserver/node';
 import { CodeLensRefreshRequest } from 'vscode-languageserver/node';
+import { Commands, type ShowCallersArgs } from '../../../protocol';
 import { callCounts, callCountsTitle } from './callHierarchy';
 import { entityRanges } from './convert';
 import { describe, type Logger } from './errors';
@@ -39,8 +41,10 @@ export function resolveCodeLens(workspaces: Workspaces, method: string, raw: unk
   const { ws } = workspaces.route(uri);
   ws.engine.entity(id); // gone since the lens was listed: UnknownEntity, not a made-up "0 callers"
   const title = callCountsTitle(callCounts(ws.engine, id));
-  // An empty command id: the title is information, not an action every client knows.
-  return { ...(lens as unknown as CodeLens), command: { title, command: '' } };
+  // Clicking the lens shows the callers: a client-side command (Neovim: location list, Emacs:
+  // xref); a client without it shows the title only.
+  const args: ShowCallersArgs = { id, uri };
+  return { ...(lens as unknown as CodeLens), command: { title, command: Commands.showCallers, arguments: [args] } };
 }
 
 /** Sends workspace/codeLens/refresh after graph changes, at most once per quiet period. */

@@ -2,9 +2,14 @@
 // with the names and shapes of protocol/index.ts. Params are validated here, field by field;
 // an entity can be named by id or by a cursor (uri + position).
 import {
+  DOCS_LEVELS,
+  MAX_TOKENS_MAX,
+  MAX_TOKENS_MIN,
   RELATIONS,
   TRACE_DIRECTIONS,
   TRACE_MAX_DEPTH,
+  TRACE_MAX_PATHS,
+  type ChangesResponse,
   type EmbeddingStatus,
   type FilesResponse,
   type SearchParams,
@@ -16,6 +21,7 @@ import {
   type WindowResponse,
 } from '../../../protocol';
 import { ENTITY_KINDS, ErrorCodes } from '../../../protocol';
+import { fitSearch } from '../engine/budget/lists';
 import { EngineError } from '../engine/errors';
 import { pathToUri } from './convert';
 import { entityAtCursor } from './cursor';
@@ -40,6 +46,7 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
   if (kinds) params.kinds = kinds;
   const paths = P.optionalStrings(method, o, 'paths');
   if (paths) params.paths = paths;
+  const maxTokens = maxTokensParam(method, o);
 
   const answers = await Promise.all(workspaces.list().map(async (ws) => ({ ws, res: await ws.engine.search(params) })));
   const streams = new Set<string>();
@@ -51,30 +58,62 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
   if (answers.length > 1) results.sort((a, b) => b.score - a.score);
   // With one folder the engine's own limit applies; merged answers keep the largest one asked.
   const cap = limit ?? Math.max(0, ...answers.map((a) => a.res.results.length));
-  return { results: results.slice(0, cap), streams: [...streams] };
+  const merged = { results: results.slice(0, cap), streams: [...streams] };
+  // The budget applies to the merged answer, so it is cut here, once.
+  return maxTokens === undefined ? merged : fitSearch(merged, maxTokens);
 }
 
 export function skeleton(workspaces: Workspaces, method: string, raw: unknown): SkeletonResponse {
-  const uri = P.string(method, P.object(method, raw), 'uri');
+  const o = P.object(method, raw);
+  const uri = P.string(method, o, 'uri');
+  const docs = o.docs === undefined || o.docs === null ? undefined : P.oneOf(method, o, 'docs', DOCS_LEVELS);
+  const maxTokens = maxTokensParam(method, o);
   const { ws, path } = workspaces.route(uri);
-  return { ...ws.engine.skeleton(path), uri };
+  return { ...ws.engine.skeleton(path, { docs, maxTokens }), uri };
 }
 
 export function trace(workspaces: Workspaces, method: string, raw: unknown): TraceResult {
   const o = P.object(method, raw);
-  const direction = P.oneOf(method, o, 'direction', TRACE_DIRECTIONS);
+  // Paths (`to`) follow edges forward whatever the direction, so it may be left out there.
+  const to = P.optionalString(method, o, 'to');
+  const direction = to !== undefined && o.direction === undefined ? 'down' : P.oneOf(method, o, 'direction', TRACE_DIRECTIONS);
   const depth = P.optionalInt(method, o, 'depth', 1, TRACE_MAX_DEPTH);
   const relations = P.optionalStrings(method, o, 'relations', RELATIONS);
+  const maxTokens = maxTokensParam(method, o);
+  const k = P.optionalInt(method, o, 'k', 1, TRACE_MAX_PATHS);
   const { ws, id } = target(workspaces, method, o);
-  return ws.engine.trace({ id, direction, ...(depth !== undefined ? { depth } : {}), ...(relations ? { relations } : {}) });
+  return ws.engine.trace({ id, direction, depth, relations, maxTokens, to, k });
 }
 
 export function window(workspaces: Workspaces, method: string, raw: unknown): WindowResponse {
   const o = P.object(method, raw);
   const contextLines = P.optionalInt(method, o, 'contextLines', 0, WINDOW_MAX_CONTEXT);
+  const maxTokens = maxTokensParam(method, o);
   const { ws, id } = target(workspaces, method, o);
-  const w = ws.engine.window(id, contextLines);
+  const w = ws.engine.window(id, contextLines, maxTokens);
   return { ...w, uri: pathToUri(ws.engine.absolutePath(w.file)) };
+}
+
+/** What a git diff touches in one folder: `uri` names the folder (or a file in it); default the first. */
+export async function changes(workspaces: Workspaces, method: string, raw: unknown): Promise<ChangesResponse> {
+  const o = P.object(method, raw ?? {});
+  const since = P.optionalString(method, o, 'since');
+  const flag = (key: string): boolean | undefined => {
+    if (o[key] === undefined || o[key] === null) return undefined;
+    if (typeof o[key] !== 'boolean') throw invalidParams(method, `'${key}' must be true or false`);
+    return o[key] as boolean;
+  };
+  const staged = flag('staged');
+  const worktree = flag('worktree');
+  const depth = P.optionalInt(method, o, 'depth', 1, TRACE_MAX_DEPTH);
+  const maxTokens = maxTokensParam(method, o);
+  const uri = P.optionalString(method, o, 'uri');
+  const all = workspaces.list();
+  let ws: Workspace | undefined;
+  if (uri === undefined) ws = all[0];
+  else ws = all.find((w) => w.uri === uri || pathToUri(w.root) === uri) ?? workspaces.route(uri).ws;
+  if (!ws) throw new EngineError(ErrorCodes.IndexUnavailable, 'no workspace folder is open');
+  return ws.engine.changes({ since, staged, worktree, depth, maxTokens });
 }
 
 /** Status of every folder summed; `indexing` while any folder is. */
@@ -89,6 +128,7 @@ export function status(workspaces: Workspaces, indexing: boolean): StatusRespons
     notes.push(...(all.length > 1 ? s.notes.map((n) => `[${ws.name}] ${n}`) : s.notes));
   }
   const vectors = parts.flatMap((p) => (p.s.embeddings ? [p.s.embeddings] : []));
+  const streamProgress = parts.flatMap(({ ws, s }) => (s.streamProgress ?? []).map((p) => (all.length > 1 ? { ...p, stream: `[${ws.name}] ${p.stream}` } : p)));
   const embeddings: EmbeddingStatus | null = vectors.length
     ? { ...vectors[0], done: sum(vectors.map((v) => v.done)), total: sum(vectors.map((v) => v.total)) }
     : null;
@@ -100,6 +140,7 @@ export function status(workspaces: Workspaces, indexing: boolean): StatusRespons
     edges: sum(parts.map((p) => p.s.edges)),
     embeddings,
     streams: [...streams],
+    streamProgress,
     notes,
   };
 }
@@ -129,6 +170,10 @@ function target(workspaces: Workspaces, method: string, o: P.Obj): { ws: Workspa
     throw new EngineError(ErrorCodes.BadPosition, `no entity at ${uri}:${pos.line + 1}:${pos.character + 1}`);
   }
   return { ws, id: found.entity.id };
+}
+
+function maxTokensParam(method: string, o: P.Obj): number | undefined {
+  return P.optionalInt(method, o, 'maxTokens', MAX_TOKENS_MIN, MAX_TOKENS_MAX);
 }
 
 function sum(xs: number[]): number {

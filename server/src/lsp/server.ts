@@ -19,6 +19,7 @@ import * as P from './params';
 import { references } from './references';
 import { Session } from './session';
 import { documentSymbols, workspaceSymbols } from './symbols';
+import { implementation, prepareTypeHierarchy, typeHierarchyStep } from './typeHierarchy';
 
 /** Starts the server on stdin/stdout (`nsccn lsp [--stdio]`). */
 export function runLanguageServer(): void {
@@ -111,6 +112,24 @@ export function startServer(connection: Connection): Session {
       outgoingCalls(workspaces, 'callHierarchy/outgoingCalls', P.object('callHierarchy/outgoingCalls', p).item),
     ),
   );
+  connection.languages.typeHierarchy.onPrepare(
+    request('textDocument/prepareTypeHierarchy', (p) => {
+      const { uri, position } = P.textDocumentPosition('textDocument/prepareTypeHierarchy', p);
+      return prepareTypeHierarchy(workspaces, uri, position);
+    }),
+  );
+  connection.languages.typeHierarchy.onSupertypes(
+    request('typeHierarchy/supertypes', (p) => typeHierarchyStep(workspaces, 'typeHierarchy/supertypes', p, 'supertypes')),
+  );
+  connection.languages.typeHierarchy.onSubtypes(
+    request('typeHierarchy/subtypes', (p) => typeHierarchyStep(workspaces, 'typeHierarchy/subtypes', p, 'subtypes')),
+  );
+  connection.onImplementation(
+    request('textDocument/implementation', (p) => {
+      const { uri, position } = P.textDocumentPosition('textDocument/implementation', p);
+      return implementation(workspaces, uri, position);
+    }),
+  );
   connection.onCodeLens(request('textDocument/codeLens', (p) => codeLenses(workspaces, P.textDocumentUri('textDocument/codeLens', p))));
   connection.onCodeLensResolve(request('codeLens/resolve', (p) => resolveCodeLens(workspaces, 'codeLens/resolve', p)));
   connection.onHover(
@@ -137,6 +156,7 @@ export function startServer(connection: Connection): Session {
   connection.onRequest(Methods.skeleton, request(Methods.skeleton, (p: unknown) => custom.skeleton(workspaces, Methods.skeleton, p)));
   connection.onRequest(Methods.trace, request(Methods.trace, (p: unknown) => custom.trace(workspaces, Methods.trace, p)));
   connection.onRequest(Methods.window, request(Methods.window, (p: unknown) => custom.window(workspaces, Methods.window, p)));
+  connection.onRequest(Methods.changes, request(Methods.changes, (p: unknown) => custom.changes(workspaces, Methods.changes, p)));
   connection.onRequest(Methods.status, request(Methods.status, () => custom.status(workspaces, session.indexing())));
   connection.onRequest(Methods.files, request(Methods.files, () => custom.files(workspaces)));
   return session;

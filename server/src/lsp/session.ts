@@ -86,6 +86,8 @@ export class Session {
         documentSymbolProvider: true,
         workspaceSymbolProvider: true,
         callHierarchyProvider: true,
+        typeHierarchyProvider: true,
+        implementationProvider: true,
         codeLensProvider: { resolveProvider: true },
         hoverProvider: true,
         definitionProvider: true,

@@ -3,11 +3,14 @@
 --   :NsccnSkeleton            nsccn/skeleton of the current file in a scratch split
 --   :NsccnSearch {query}      nsccn/search into the quickfix list
 --   :NsccnTrace [direction]   nsccn/trace from the cursor into the location list
+--   :NsccnChanges [--staged | --worktree | REV]   nsccn/changes into the quickfix list
+-- and turns on code lenses ("N callers · M callees"; running one lists the callers).
 -- The configuration lives in the closures `setup` creates, not in module state, so calling
 -- setup again simply replaces the previous one.
 local rpc = require('nsccn.rpc')
 local skeleton = require('nsccn.skeleton')
 local lists = require('nsccn.lists')
+local lens = require('nsccn.lens')
 
 local M = {}
 
@@ -23,6 +26,9 @@ M.defaults = {
   search_limit = 50,
   -- Levels nsccn/trace follows (the server caps it at 10).
   trace_depth = 3,
+  -- Code lenses on NSCCN buffers, and a normal-mode key that runs the lens of the line (nil: none).
+  codelens = true,
+  codelens_keymap = nil,
 }
 
 local DIRECTIONS = { 'up', 'down', 'state', 'errors', 'config' }
@@ -71,6 +77,10 @@ local function define_commands(config)
     end
     lists.trace(vim.api.nvim_get_current_win(), direction, config.trace_depth)
   end, { nargs = '?', complete = complete_direction, desc = 'NSCCN: trace from the cursor into the location list' })
+
+  vim.api.nvim_create_user_command('NsccnChanges', function(opts)
+    lists.changes(vim.api.nvim_get_current_buf(), opts.args)
+  end, { nargs = '?', desc = 'NSCCN: entities a git diff touches (--staged, --worktree or a revision) into the quickfix list' })
 end
 
 --- Configures the plugin; safe to call more than once (the last call wins).
@@ -88,6 +98,15 @@ function M.setup(opts)
     end,
   })
   define_commands(config)
+  vim.api.nvim_create_autocmd('LspAttach', {
+    group = group,
+    callback = function(ev)
+      local client = vim.lsp.get_client_by_id(ev.data.client_id)
+      if config.codelens and client and client.name == rpc.CLIENT_NAME then
+        lens.attach(ev.buf, vim.api.nvim_create_augroup('nsccn_lens_' .. ev.buf, { clear = true }), config.codelens_keymap)
+      end
+    end,
+  })
   -- Buffers already open when setup runs (e.g. setup called late from a config file).
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(buf) and vim.tbl_contains(config.filetypes, vim.bo[buf].filetype) then

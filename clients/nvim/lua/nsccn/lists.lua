@@ -1,5 +1,5 @@
--- :NsccnSearch and :NsccnTrace — answers of nsccn/search and nsccn/trace as quickfix / location
--- list items, so the usual :cnext / :lnext / <CR> navigation works on them.
+-- :NsccnSearch, :NsccnTrace and :NsccnChanges — answers of nsccn/search, nsccn/trace and
+-- nsccn/changes as quickfix / location list items, so :cnext / :lnext / <CR> work on them.
 local rpc = require('nsccn.rpc')
 
 local M = {}
@@ -114,6 +114,25 @@ function M.trace_items(client, res)
   return items
 end
 
+--- Sends nsccn/trace with `params` and shows the answer in `win`'s location list.
+function M.show_trace(win, params, title)
+  local buf = vim.api.nvim_win_get_buf(win)
+  rpc.request(buf, 'nsccn/trace', params, function(res, client)
+    local items = M.trace_items(client, res)
+    if not vim.api.nvim_win_is_valid(win) then
+      return
+    end
+    vim.fn.setloclist(win, {}, ' ', { title = title(res), items = items })
+    if #items == 0 then
+      vim.notify(('nsccn: nothing %s of %s'):format(params.direction, res.root), vim.log.levels.WARN)
+    else
+      vim.api.nvim_win_call(win, function()
+        vim.cmd('lopen')
+      end)
+    end
+  end)
+end
+
 function M.trace(win, direction, depth)
   local buf = vim.api.nvim_win_get_buf(win)
   local client = rpc.client(buf)
@@ -124,19 +143,52 @@ function M.trace(win, direction, depth)
   -- nsccn/trace names its entity by `uri` + `position` (not a textDocument object).
   local at = vim.lsp.util.make_position_params(win, client.offset_encoding)
   local params = { uri = at.textDocument.uri, position = at.position, direction = direction, depth = depth }
-  rpc.request(buf, 'nsccn/trace', params, function(res)
-    local items = M.trace_items(client, res)
-    local title = ('NSCCN trace %s: %s'):format(direction, res.root)
-    if not vim.api.nvim_win_is_valid(win) then
-      return
+  M.show_trace(win, params, function(res)
+    return ('NSCCN trace %s: %s'):format(direction, res.root)
+  end)
+end
+
+-- Changes ------------------------------------------------------------------------------------
+
+--- One quickfix item per entity a git diff touches, at its line, with its blast radius.
+function M.changes_items(client, res)
+  local items = {}
+  for _, e in ipairs(res.entities) do
+    local parts = { ('%s %s'):format(e.change, e.id) }
+    if #e.callers > 0 then
+      table.insert(parts, ('%s: %s'):format(e.change == 'deleted' and 'still named by' or 'callers', table.concat(e.callers, ', ')))
     end
-    vim.fn.setloclist(win, {}, ' ', { title = title, items = items })
+    if #e.tests > 0 then
+      table.insert(parts, 'tests: ' .. table.concat(e.tests, ', '))
+    end
+    table.insert(items, {
+      filename = rpc.absolute(client, e.file),
+      lnum = e.line,
+      col = 1,
+      text = table.concat(parts, '  '),
+      user_data = { id = e.id, change = e.change },
+    })
+  end
+  return items
+end
+
+--- :NsccnChanges [--staged | --worktree | REV]: nsccn/changes into the quickfix list.
+function M.changes(buf, arg)
+  local params = {}
+  if arg == '--staged' then
+    params.staged = true
+  elseif arg == '--worktree' then
+    params.worktree = true
+  elseif arg ~= nil and arg ~= '' then
+    params.since = arg
+  end
+  rpc.request(buf, 'nsccn/changes', params, function(res, client)
+    local items = M.changes_items(client, res)
+    vim.fn.setqflist({}, ' ', { title = 'NSCCN changes ' .. res.base, items = items })
     if #items == 0 then
-      vim.notify(('nsccn: nothing %s of %s'):format(direction, res.root), vim.log.levels.WARN)
+      vim.notify('nsccn: no changed entities (' .. res.base .. ')', vim.log.levels.WARN)
     else
-      vim.api.nvim_win_call(win, function()
-        vim.cmd('lopen')
-      end)
+      vim.cmd('copen')
     end
   end)
 end

@@ -9,8 +9,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ModelSettings } from '../api';
 
-/** See README.md in this folder for why. */
+/**
+ * The model we recommend naming (see README.md in this folder for why). Not loaded unless named:
+ * without a model NSCCN searches with the shipped offline streams, and nothing is downloaded.
+ */
 export const DEFAULT_MODEL = 'jinaai/jina-embeddings-v2-base-code';
+
+export const NO_MODEL_NOTE = `model stream off: no model named (the offline streams are on; name one with --model, "model" in .nsccn.json or NSCCN_MODEL, e.g. ${DEFAULT_MODEL})`;
 
 export type Pooling = 'mean' | 'cls' | 'last_token';
 
@@ -37,7 +42,9 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export function decideModel(settings: ModelSettings | undefined, env: NodeJS.ProcessEnv = process.env): ModelDecision {
-  const name = (settings?.model ?? env.NSCCN_MODEL ?? DEFAULT_MODEL).trim();
+  const named = settings?.model ?? env.NSCCN_MODEL;
+  if (named === undefined) return { kind: 'off', note: NO_MODEL_NOTE };
+  const name = named.trim();
   if (!name || /^(none|off)$/i.test(name)) return { kind: 'off', note: 'model stream off: switched off by settings (model: none)' };
   const offline = env.NSCCN_OFFLINE === '1' || settings?.allowRemote === false;
   const cacheDir = settings?.cacheDir ? path.resolve(settings.cacheDir) : defaultCacheDir(env);

@@ -3,7 +3,7 @@
 // whose content changed and dropping vectors of entities that are gone. Never blocks a caller:
 // `start` and `changed` return at once, work happens in small batches between requests, and
 // whatever is stored is searchable (DESIGN invariant 5).
-import type { EmbeddingStatus } from '../../../../protocol';
+import type { EmbeddingStatus, StreamProgress } from '../../../../protocol';
 import type { ModelSettings } from '../api';
 import { VectorStream } from '../search/semantic';
 import type { SearchStream } from '../search/types';
@@ -87,6 +87,19 @@ export class EmbeddingService {
     const space = this.spaces.find((s) => s.name === 'model');
     if (!space || !this.modelName) return null;
     return { model: this.modelName, dims: space.embedder.dims, ...this.vectors.counts('model') };
+  }
+
+  /** Per vector stream: how many entities have a current vector, and whether work is pending. */
+  progress(): StreamProgress[] {
+    const busy = this.dirty || this.loop !== null;
+    const out: StreamProgress[] = this.spaces.map((s) => {
+      const { done, total } = this.vectors.counts(s.name);
+      return { stream: s.stream.name, done, total, complete: !busy && s.queue.length === 0 && done >= total };
+    });
+    if (this.loading && !this.spaces.some((s) => s.name === 'model')) {
+      out.push({ stream: 'model', done: 0, total: this.vectors.embeddableCount(), complete: false });
+    }
+    return out;
   }
 
   notes(): string[] {

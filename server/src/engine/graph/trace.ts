@@ -19,13 +19,25 @@ export interface TraceRequest {
   direction: TraceDirection;
   depth?: number;
   relations?: Relation[];
+  maxTokens?: number;
+  /** Paths to this entity instead of a traversal (see graph/paths.ts). */
+  to?: string;
+  k?: number;
 }
 
-type Step = { dir: 'out' | 'in'; relations: Relation[]; /** follow (expand) or only report */ follow: boolean };
+type Step = {
+  dir: 'out' | 'in';
+  relations: Relation[];
+  /** follow (expand) or only report */
+  follow: boolean;
+  /** `relations` given by the caller replace this step's (up/down follow any relation), instead of filtering it */
+  open?: boolean;
+};
 
 const PLANS: Record<TraceDirection, Step[]> = {
-  up: [{ dir: 'in', relations: ['CALLS'], follow: true }],
-  down: [{ dir: 'out', relations: ['CALLS'], follow: true }],
+  // `--relations INHERITS`: up = subclasses, down = bases; IMPORTS: up = importers, down = imports.
+  up: [{ dir: 'in', relations: ['CALLS'], follow: true, open: true }],
+  down: [{ dir: 'out', relations: ['CALLS'], follow: true, open: true }],
   state: [
     { dir: 'out', relations: ['CALLS'], follow: true },
     { dir: 'out', relations: ['MUTATES', 'READS_CONFIG'], follow: false },
@@ -64,7 +76,7 @@ export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: s
   let plan = (isTarget && TARGET_PLANS[req.direction]) || PLANS[req.direction];
   if (req.relations?.length) {
     const keep = new Set(req.relations);
-    plan = plan.map((s) => ({ ...s, relations: s.relations.filter((r) => keep.has(r)) })).filter((s) => s.relations.length);
+    plan = plan.map((s) => ({ ...s, relations: s.open ? [...keep] : s.relations.filter((r) => keep.has(r)) })).filter((s) => s.relations.length);
   }
   const adjacency: Record<string, TraceEdge[]> = {};
   const entities: Record<string, TraceEntity> = {};
@@ -135,28 +147,29 @@ function toTraceEdge(e: EdgeRow, other: string | null, incoming: boolean): Trace
 /**
  * Exceptions that can escape `root`: raised in it and not caught there, or escaping a callee
  * through a call site whose enclosing `try` does not catch them. Depth-bounded like the trace.
+ * The answer for a function depends on the depth left when it is reached, so results are
+ * memoised per (function, depth left); the depth shrinks on every call, so recursion ends
+ * without a cycle check and the answer does not depend on the order calls are visited in.
  */
 export function escapingErrors(store: Store, graph: Graph, root: string, depth: number): string[] {
   const memo = new Map<string, Set<string>>();
-  const visit = (fn: string, d: number, stack: Set<string>): Set<string> => {
-    const cached = memo.get(fn);
+  const visit = (fn: string, left: number): Set<string> => {
+    const key = `${left}\0${fn}`;
+    const cached = memo.get(key);
     if (cached) return cached;
     const out = new Set<string>();
-    if (stack.has(fn)) return out;
-    stack.add(fn);
     for (const r of store.outgoing(fn)) {
       if (r.relation === 'PROPAGATES_ERROR') {
         if (!r.caught) out.add(r.edge_target ?? r.target);
-      } else if (r.relation === 'CALLS' && r.edge_target && d < depth) {
+      } else if (r.relation === 'CALLS' && r.edge_target && left > 0) {
         const catches: string[] = r.catches ? JSON.parse(r.catches) : [];
-        for (const exc of visit(r.edge_target, d + 1, stack)) {
+        for (const exc of visit(r.edge_target, left - 1)) {
           if (!catches.length || !catches.some((h) => graph.caughtBy(r.path, fn, h, exc))) out.add(exc);
         }
       }
     }
-    stack.delete(fn);
-    memo.set(fn, out);
+    memo.set(key, out);
     return out;
   };
-  return [...visit(root, 0, new Set())].sort();
+  return [...visit(root, depth)].sort();
 }

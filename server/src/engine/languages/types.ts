@@ -2,7 +2,7 @@
 // crosses worker threads). Language knowledge stops here: everything downstream (store,
 // resolution, trace, search) is language-neutral.
 import type { Tree, Language, Query } from 'web-tree-sitter';
-import type { EntityKind, Relation } from '../../../../protocol';
+import type { DocsLevel, EntityKind, Relation } from '../../../../protocol';
 
 /** 0-based row; column in UTF-16 code units (web-tree-sitter parses JS strings as UTF-16). */
 export interface Point {
@@ -158,6 +158,12 @@ export interface Grammar {
   query(source: string): Query;
 }
 
+/** Options of a skeleton; a language that ignores them shows docstrings whole. */
+export interface SkeletonOptions {
+  /** `full`, `first-line` (the first line and `...`) or `none`. */
+  docs?: DocsLevel;
+}
+
 /** Opaque per-buffer state an extractor may keep between extractions. */
 export interface ExtractionReuse {
   state?: unknown;
@@ -180,7 +186,7 @@ export interface LanguageSupport {
    */
   extract(tree: Tree, source: string, file: string, grammar: Grammar, reuse?: ExtractionReuse): FileExtraction;
   /** Telegraphic skeleton: signatures, docstrings, class attributes; bodies elided. */
-  skeleton(tree: Tree, source: string, file: string, extraction: FileExtraction): SkeletonPart;
+  skeleton(tree: Tree, source: string, file: string, extraction: FileExtraction, options?: SkeletonOptions): SkeletonPart;
   /** Dotted module name of a workspace file (`shop/models.py` → `shop.models`), or null. */
   moduleName(file: string): string | null;
   /**

@@ -175,3 +175,30 @@ export class ImportSummary {
     return `# imports: ${items.join(', ')}`;
   }
 }
+
+const STRING_OPEN = /^([rRuUbBfF]{0,2})("""|'''|"|')/;
+
+/**
+ * A docstring as the skeleton shows it at a docs level: `full` as written, `none` not at all
+ * (null), `first-line` its first non-blank line and ` ...` when more follows, in its own quotes
+ * (`"""Summary. ..."""`), so the skeleton still reads as Python.
+ */
+export function docstringAt(text: string, level: 'full' | 'first-line' | 'none'): string | null {
+  if (level === 'none') return null;
+  if (level === 'full' || !text.includes('\n')) return text;
+  const open = STRING_OPEN.exec(text);
+  if (!open || !text.endsWith(open[2])) return `${text.slice(0, text.indexOf('\n')).trimEnd()} ...`; // implicit concatenation
+  const body = text.slice(open[0].length, text.length - open[2].length);
+  const lines = body.split('\n').map((l) => l.trim());
+  const first = lines.findIndex((l) => l !== '');
+  if (first === -1) return `${open[0]}${open[2]}`;
+  // A first line that runs on past its first sentence ("Checks X.  Null sessions are") is cut
+  // at the sentence's end: the summary, not a wrapped fragment of the paragraph.
+  const sentence = FIRST_SENTENCE.exec(lines[first]);
+  const line = sentence ? sentence[1] : lines[first];
+  const more = line !== lines[first] || lines.slice(first + 1).some((l) => l !== '');
+  return `${open[0]}${line}${more ? ' ...' : ''}${open[2]}`;
+}
+
+/** Up to the first `.`, `!` or `?` followed by whitespace and more text (not `e.g. x`, `1.5`). */
+const FIRST_SENTENCE = /^(.*?[a-z)`'"\]][.!?])\s+(?=[A-Z(`"'])/;

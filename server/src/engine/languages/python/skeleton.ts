@@ -7,8 +7,9 @@
 // Lines keep their original indentation, so the skeleton is valid-looking Python whose nesting
 // matches the file. Works on whatever tree-sitter recovered from a broken file and never throws.
 import type { Node, Point, Tree } from 'web-tree-sitter';
-import type { FileExtraction, SkeletonPart } from '../types';
-import { ImportSummary, joinLine, shortValue } from './skeleton-text';
+import type { DocsLevel } from '../../../../../protocol';
+import type { FileExtraction, SkeletonOptions, SkeletonPart } from '../types';
+import { docstringAt, ImportSummary, joinLine, shortValue } from './skeleton-text';
 
 const STEP = '    ';
 const IMPORTS = new Set(['import_statement', 'import_from_statement', 'future_import_statement']);
@@ -62,10 +63,21 @@ class Writer {
 class PythonSkeleton {
   readonly w = new Writer();
 
-  constructor(private readonly source: string) {}
+  constructor(
+    private readonly source: string,
+    private readonly docs: DocsLevel,
+  ) {}
 
   private slice(n: Node): string {
     return this.source.slice(n.startIndex, n.endIndex);
+  }
+
+  /** Writes a docstring at the docs level; returns whether a line was written. */
+  private docstring(doc: Node, indent: string): boolean {
+    const text = docstringAt(this.slice(doc), this.docs);
+    if (text === null) return false;
+    this.w.push(indent + text);
+    return true;
   }
 
   /** The whitespace before `node` on its line, or `fallback` if code precedes it there. */
@@ -78,7 +90,7 @@ class PythonSkeleton {
     if (hasErrors) this.w.push('# syntax errors: this skeleton shows what the parser recovered');
     const stmts = statements(root);
     const doc = stmts.length > 0 && isDocstring(stmts[0]) ? stmts[0] : null;
-    if (doc) this.w.push(this.slice(doc));
+    if (doc) this.docstring(doc, '');
     const imports = new ImportSummary();
     this.collectImports(root, imports);
     const summary = imports.line();
@@ -184,7 +196,10 @@ class PythonSkeleton {
       return;
     }
     const inner = this.indentOf(stmts[0], indent + STEP);
-    this.w.push(inner + this.slice(stmts[0]));
+    if (!this.docstring(stmts[0], inner)) {
+      this.w.elideLast();
+      return;
+    }
     // A body that is only a docstring has nothing to elide: `...` would claim there is code.
     if (stmts.length > 1) this.w.push(`${inner}...`);
   }
@@ -199,9 +214,8 @@ class PythonSkeleton {
     let any = false;
     let rest = stmts;
     if (isDocstring(stmts[0])) {
-      this.w.push(inner + this.slice(stmts[0]));
+      any = this.docstring(stmts[0], inner);
       rest = stmts.slice(1);
-      any = true;
     }
     if (!this.statements(rest, inner, false) && !any) this.w.elideLast();
   }
@@ -283,8 +297,8 @@ function definesSomething(node: Node): boolean {
   return node.descendantsOfType(['function_definition', 'class_definition']).length > 0;
 }
 
-export function skeletonPython(tree: Tree, source: string, file: string, extraction: FileExtraction): SkeletonPart {
-  const sk = new PythonSkeleton(source);
+export function skeletonPython(tree: Tree, source: string, file: string, extraction: FileExtraction, options: SkeletonOptions = {}): SkeletonPart {
+  const sk = new PythonSkeleton(source, options.docs ?? 'full');
   let text: string;
   try {
     sk.module(tree.rootNode, tree.rootNode.hasError || extraction.syntaxErrors > 0);
