@@ -109,18 +109,24 @@ async function serverRound(root: string, killMs: number, edits: boolean, rnd: ()
   conn.onClose(() => undefined);
   conn.listen();
   const dead = killAfter(child, killMs);
+  // Every await races the kill: a request in flight when the server dies never settles.
+  const killed = dead.then((): never => {
+    throw new Error('killed');
+  });
+  killed.catch(() => undefined);
+  const orDead = <T>(p: Promise<T>) => Promise.race([p, killed]);
   try {
-    await conn.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(root).href, workspaceFolders: [{ uri: pathToFileURL(root).href, name: 'soak' }], capabilities: {} });
-    await conn.sendNotification('initialized', {});
+    await orDead(conn.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(root).href, workspaceFolders: [{ uri: pathToFileURL(root).href, name: 'soak' }], capabilities: {} }));
+    await orDead(conn.sendNotification('initialized', {}));
     if (edits) {
       const file = path.join(root, 'json/decoder.py');
       const uri = pathToFileURL(file).href;
       let text = fs.readFileSync(file, 'utf8');
-      await conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version: 1, text } });
+      await orDead(conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version: 1, text } }));
       for (let v = 2; v < 2000 && child.exitCode === null; v++) {
         const line = Math.floor(rnd() * text.split('\n').length);
         const insert = `x${v} = scanstring(s, ${v})\n`;
-        await conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [{ range: { start: { line, character: 0 }, end: { line, character: 0 } }, text: insert }] });
+        await orDead(conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [{ range: { start: { line, character: 0 }, end: { line, character: 0 } }, text: insert }] }));
         const lines = text.split('\n');
         lines.splice(line, 0, insert.slice(0, -1));
         text = lines.join('\n');
