@@ -59,3 +59,16 @@ test('interfaces stay whole, JSX bodies and arrow bodies are elided', () => {
     ].join('\n'),
   );
 });
+
+test('JSDoc at each docs level: whole, its first sentence, or not at all', async () => {
+  const js = await openWorkspace('javascript');
+  try {
+    const at = (docs: 'full' | 'first-line' | 'none') => js.engine.skeleton('cjs/lib/store.js', { docs }).text;
+    expect(at('full')).toContain('/**\n * Adds rows to a store.\n *\n * @param {Store} store\n */');
+    expect(at('first-line')).toContain('/** Adds rows to a store. ... */');
+    expect(at('first-line')).not.toContain('@param');
+    expect(at('none')).not.toContain('Adds rows');
+  } finally {
+    await js.dispose();
+  }
+});

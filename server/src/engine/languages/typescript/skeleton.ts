@@ -3,7 +3,8 @@
 // constant values; every function body becomes `{ … }`. Lines keep their indentation. Works on
 // whatever tree-sitter recovered from a broken file and never throws.
 import type { Node, Tree } from 'web-tree-sitter';
-import type { FileExtraction, SkeletonPart } from '../types';
+import type { DocsLevel } from '../../../../../protocol';
+import type { FileExtraction, SkeletonOptions, SkeletonPart } from '../types';
 import { FUNCTION_VALUES } from './syntax';
 
 const WHOLE = new Set(['interface_declaration', 'type_alias_declaration', 'enum_declaration', 'function_signature', 'method_signature', 'abstract_method_signature', 'property_signature', 'index_signature', 'construct_signature', 'call_signature']);
@@ -15,7 +16,16 @@ class Writer {
   readonly entities: Array<{ id: string; skeletonRow: number }> = [];
   private row = 0;
 
-  constructor(private readonly byStart: Map<number, string[]>) {}
+  constructor(
+    private readonly byStart: Map<number, string[]>,
+    private readonly docs: DocsLevel,
+  ) {}
+
+  /** A JSDoc block at the docs level (see `jsdocAt`); nothing at `none`. */
+  doc(n: Node, indent: string, source: string): void {
+    const text = jsdocAt(n.text, this.docs);
+    if (text !== null) this.push(text === n.text ? indented(n.text, indent, n, source) : indent + text);
+  }
 
   push(text: string, at?: Node | null): void {
     const ids = at ? this.byStart.get(at.startIndex) : undefined;
@@ -28,7 +38,7 @@ class Writer {
   }
 }
 
-export function skeletonTypescript(tree: Tree, source: string, _file: string, ex: FileExtraction): SkeletonPart {
+export function skeletonTypescript(tree: Tree, source: string, _file: string, ex: FileExtraction, options: SkeletonOptions = {}): SkeletonPart {
   // Entities by the byte their span starts at (spans are rows/columns: convert once).
   const lineStarts = [0];
   for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
@@ -40,7 +50,7 @@ export function skeletonTypescript(tree: Tree, source: string, _file: string, ex
     if (l) l.push(e.id);
     else byStart.set(at, [e.id]);
   }
-  const w = new Writer(byStart);
+  const w = new Writer(byStart, options.docs ?? 'full');
   const mod = ex.entities.find((e) => e.kind === 'module');
   if (mod) w.entities.push({ id: mod.id, skeletonRow: 0 });
   try {
@@ -58,7 +68,7 @@ function statements(w: Writer, parent: Node, indent: string, source: string): vo
 function statement(w: Writer, n: Node, indent: string, source: string, prefix = ''): void {
   switch (n.type) {
     case 'comment':
-      if (n.text.startsWith('/**')) w.push(indented(n.text, indent, n, source));
+      if (n.text.startsWith('/**')) w.doc(n, indent, source);
       return;
     case 'import_statement':
       w.push(indent + oneLine(n.text));
@@ -137,7 +147,7 @@ function cls(w: Writer, n: Node, indent: string, source: string, prefix: string,
   for (const m of body?.namedChildren ?? []) {
     if (!m) continue;
     if (m.type === 'comment') {
-      if (m.text.startsWith('/**')) w.push(indented(m.text, inner, m, source));
+      if (m.text.startsWith('/**')) w.doc(m, inner, source);
     } else if (m.type === 'method_definition') fn(w, m, m, inner, source, '');
     else if (m.type === 'public_field_definition' || m.type === 'field_definition') {
       const value = m.childForFieldName('value');
@@ -173,4 +183,25 @@ function indented(text: string, indent: string, n: Node, src: string): string {
     .split('\n')
     .map((l, i) => indent + (i === 0 ? l : l.slice(Math.min(base, l.length - l.trimStart().length))))
     .join('\n');
+}
+
+/**
+ * A JSDoc block at a docs level: `full` as written, `none` not at all (null), `first-line` its
+ * first sentence on one line, with ` ...` when more follows (tags count as more):
+ * `/** Adds a SKU to the cart. ... *\/`.
+ */
+export function jsdocAt(text: string, level: DocsLevel): string | null {
+  if (level === 'none') return null;
+  if (level === 'full') return text;
+  const lines = text
+    .replace(/^\/\*\*/, '')
+    .replace(/\*\/$/, '')
+    .split('\n')
+    .map((l) => l.replace(/^\s*\* ?/, '').trim());
+  const first = lines.findIndex((l) => l !== '');
+  if (first === -1) return null;
+  const sentence = /^(.*?[a-z)`'"\]][.!?])\s+(?=[A-Z(`"'@{])/.exec(lines[first]);
+  const line = sentence ? sentence[1] : lines[first];
+  const more = line !== lines[first] || lines.slice(first + 1).some((l) => l !== '');
+  return `/** ${line}${more ? ' ...' : ''} */`;
 }
