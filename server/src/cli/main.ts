@@ -19,8 +19,15 @@ function print(json: boolean, value: unknown, text: () => string): void {
 }
 
 async function withEngine<T>(opts: GlobalOptions, fn: (e: Engine) => Promise<T> | T, refresh = true): Promise<T> {
-  const engine = await openEngine(opts);
-  const release = closeOnSignal(engine);
+  // The handlers go in before the engine opens: opening already writes the index.
+  let start!: (e: Promise<Engine>) => void;
+  const opening = new Promise<Engine>((resolve) => (start = resolve));
+  const release = closeOnSignal(opening);
+  start(openEngine(opts));
+  const engine = await opening.catch((e: unknown) => {
+    release();
+    throw e;
+  });
   try {
     if (refresh) await engine.indexWorkspace();
     return await fn(engine);

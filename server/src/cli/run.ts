@@ -14,13 +14,14 @@ export interface GlobalOptions {
 
 /**
  * Closes the engine cleanly on SIGINT/SIGTERM (a running index stops at its next batch and the
- * index is closed), then exits 130/143. Returns the function that removes the handlers.
+ * index is closed), then exits 130/143. Installed before the engine is open, so that a signal
+ * during opening is not the default (an exit without closing). Returns the remover.
  */
-export function closeOnSignal(engine: Engine): () => void {
+export function closeOnSignal(engine: Promise<Engine>): () => void {
   const on = (signal: NodeJS.Signals, code: number) => {
     const handler = () => {
       process.stderr.write(`nsccn: ${signal}: closing the index\n`);
-      void engine.close().finally(() => process.exit(code));
+      void engine.then((e) => e.close(), () => undefined).finally(() => process.exit(code));
     };
     process.once(signal, handler);
     return () => process.off(signal, handler);
@@ -43,8 +44,15 @@ export function openEngine(o: GlobalOptions): Promise<Engine> {
 }
 
 export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
-  const engine = await openEngine(o);
-  const release = closeOnSignal(engine);
+  // The handlers go in before the engine opens: opening already writes the index.
+  let start!: (e: Promise<Engine>) => void;
+  const opening = new Promise<Engine>((resolve) => (start = resolve));
+  const release = closeOnSignal(opening);
+  start(openEngine(o));
+  const engine = await opening.catch((e: unknown) => {
+    release();
+    throw e;
+  });
   const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: 'indexing [{bar}] {percentage}% {value}/{total} files', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   try {
     let started = false;
