@@ -111,8 +111,9 @@ describe('nsccn index interrupted', () => {
     });
     const db = path.join(root, '.nsccn', 'index.db');
     const deadline = Date.now() + 20_000;
-    while (!fs.existsSync(db) && Date.now() < deadline) await sleep(20);
-    await sleep(300);
+    // Files are being written (the WAL grows) and the run is far from over.
+    const walSize = () => (fs.existsSync(db + '-wal') ? fs.statSync(db + '-wal').size : 0);
+    while (walSize() === 0 && Date.now() < deadline) await sleep(20);
     proc.kill('SIGINT');
     expect(await within(exited, 20_000, 'exit on SIGINT')).toBe(130);
     expect(fs.existsSync(db + '-wal')).toBe(false);

@@ -28,6 +28,10 @@ export interface FuzzOptions {
   coldEvery?: number;
   /** Called after each batch (progress for the soak). */
   onBatch?: (done: number) => void;
+  /** Called with the first mismatch, before the (slow) shrinking starts. */
+  onMismatch?: (mismatch: string, steps: number) => void;
+  /** Time the shrinking may take (default 60 s). */
+  shrinkMs?: number;
 }
 
 export interface FuzzReport {
@@ -111,6 +115,7 @@ export async function runEditFuzz(opts: FuzzOptions): Promise<FuzzReport> {
         report.coldChecks++;
       }
       if (mismatch) {
+        opts.onMismatch?.(mismatch, steps.length);
         await pair.close();
         throw new FuzzMismatch(await shrink(opts, base, steps, mismatch));
       }
@@ -137,27 +142,31 @@ export async function replaySteps(fixture: string, file: string, base: string, s
   }
 }
 
-/** Drops steps, then changes inside steps, while the replay still fails (bounded effort). */
+/**
+ * Delta debugging within a time budget: drops chunks of steps (halves, quarters, ... single
+ * steps) while the replay still fails, then single changes inside the steps left.
+ */
 async function shrink(opts: FuzzOptions, base: string, steps: Step[], mismatch: string): Promise<FuzzFailure> {
+  const deadline = Date.now() + (opts.shrinkMs ?? 60_000);
   let best = steps;
-  let budget = 150;
-  const fails = async (candidate: Step[]) => {
-    if (budget-- <= 0) return null;
-    return replaySteps(opts.fixture, opts.file, base, candidate);
-  };
-  for (let i = best.length - 2; i >= 0 && budget > 0; i--) {
-    const candidate = best.filter((_, k) => k !== i);
-    const m = await fails(candidate);
+  const attempt = async (candidate: Step[]): Promise<boolean> => {
+    if (Date.now() > deadline) return false;
+    const m = await replaySteps(opts.fixture, opts.file, base, candidate);
     if (m) [best, mismatch] = [candidate, m];
+    return !!m;
+  };
+  for (let size = Math.max(1, best.length >> 1); size >= 1 && Date.now() < deadline; size >>= 1) {
+    for (let at = 0; at < best.length && Date.now() < deadline; ) {
+      if (!(await attempt([...best.slice(0, at), ...best.slice(at + size)]))) at += size;
+    }
   }
-  for (let i = 0; i < best.length && budget > 0; i++) {
+  for (let i = 0; i < best.length && Date.now() < deadline; i++) {
     const s = best[i];
     if (!('changes' in s)) continue;
-    for (let c = s.changes.length - 1; c >= 0 && s.changes.length > 1 && budget > 0; c--) {
-      const fewer = { changes: (best[i] as { changes: TextChange[] }).changes.filter((_, k) => k !== c) };
-      const candidate = best.map((x, k) => (k === i ? fewer : x));
-      const m = await fails(candidate);
-      if (m) [best, mismatch] = [candidate, m];
+    for (let c = s.changes.length - 1; c >= 0 && Date.now() < deadline; c--) {
+      const cur = best[i] as { changes: TextChange[] };
+      if (cur.changes.length <= 1) break;
+      await attempt(best.map((x, k) => (k === i ? { changes: cur.changes.filter((_, j) => j !== c) } : x)));
     }
   }
   return { seed: opts.seed, mismatch, base, steps: best };

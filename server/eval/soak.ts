@@ -28,6 +28,7 @@ async function main(): Promise<void> {
         fixture,
         file: 'shop/services/checkout.py',
         coldEvery: 25,
+        onMismatch: (m, steps) => process.stderr.write(`seed ${seed}: mismatch after ${steps} steps, shrinking: ${m}\n`),
         onBatch: (done) => {
           if (done - last >= 1000) {
             last = done;

@@ -20,7 +20,8 @@ export interface GlobalOptions {
 
 /**
  * Closes the engine cleanly on SIGINT/SIGTERM (a running index stops at its next batch and the
- * index is closed), then exits 130/143. Returns the function that removes the handlers.
+ * index is closed), then exits 130/143. Installed before the engine is open, so that a signal
+ * during opening is not the default (an exit without closing). Returns the remover.
  */
 export function closeOnSignal(engine: Engine | Promise<Engine>): () => void {
   const on = (signal: NodeJS.Signals, code: number) => {

@@ -63,11 +63,16 @@ export function entityHash(e: ExtractedEntity): string {
   return (
     e.contentHash ??
     createHash('sha1')
-      .update(e.signature).update('\0').update(e.docstring ?? '').update('\0').update(e.body)
+      .update(e.signature).update('\0').update(optional(e.docstring)).update('\0').update(e.body)
       .update('\0').update(e.decorators.join('\n')).update('\0').update((e.bases ?? []).join(','))
-      .update('\0').update(e.returns ?? '').update('\0').update(e.alias ?? '')
+      .update('\0').update(optional(e.returns)).update('\0').update(optional(e.alias))
       .digest('hex').slice(0, 16)
   );
+}
+
+/** No value and an empty one hash apart: `""` as a docstring is not the absence of one. */
+function optional(v: string | null | undefined): string {
+  return v === null || v === undefined ? '\u0001' : `=${v}`;
 }
 
 export function refValues(r: RawRef) {
