@@ -55,6 +55,13 @@ export class PythonExtractor extends ExpressionWalker {
     // References of a reused definition were finalised against the module context of the
     // previous text (module-level types and aliases): if that moved, extract them afresh.
     const context = this.moduleContext();
+    // A reused definition whose id the rest of the file now also produces (a `def m` inside
+    // broken syntax, walked before it): ids go by source order, which replaying after the walk
+    // cannot keep. Extract the whole file afresh.
+    if (this.reuse && reused.some(({ section }) => section.entities.some((e) => this.idCounts.has(e.id)) || section.members.some((m) => this.memberIds.has(m.id)))) {
+      this.reuse.state = undefined;
+      return new PythonExtractor(this.source, this.file, this.reuse).run(tree);
+    }
     for (const { node, section } of reused) {
       if (previous && previous.context === context) this.replay(section, node.startPosition.row - section.row);
       else this.walkSection(node, this.source.slice(node.startIndex, node.endIndex));
