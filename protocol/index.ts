@@ -106,6 +106,17 @@ export interface SearchParams {
   kinds?: EntityKind[];
   /** Path prefixes or globs (workspace-relative) to restrict results to. */
   paths?: string[];
+  /** Rank test code like any other (default false: tests come after the code they test). */
+  includeTests?: boolean;
+  /** Also rank files, aggregated from entity scores ("which file do I open?"). */
+  files?: boolean;
+}
+
+export interface SearchFileResult {
+  file: string;
+  score: number;
+  /** Ids of the file's entities among the ranked hits, best first. */
+  hits: string[];
 }
 
 export interface SearchResult {
@@ -127,6 +138,8 @@ export interface SearchResponse {
   results: SearchResult[];
   /** The streams that took part, e.g. ["lexical", "semantic:static"]. */
   streams: string[];
+  /** Files ranked by the scores of their entities, when asked for with `files: true`. */
+  files?: SearchFileResult[];
 }
 
 // ---------------------------------------------------------------------------------------------
