@@ -10,7 +10,8 @@
 // Metrics: MRR@10, R@1/5/10 of the answer function; file Acc@1/5 of its file.
 //
 //   node dist/server/eval/retrieval.js [--sample 600] [--seed 7] [--model none|<hub id>|<folder>]
-//     [--quantization auto|float|binary] [--out FILE] [--keep]   (--keep leaves the eval copy on disk)
+//     [--quantization auto|float|binary] [--out FILE] [--keep] [--reuse DIR]
+//   (--keep leaves the eval copy and its index on disk; --reuse DIR runs on such a copy again)
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -35,6 +36,8 @@ export interface RetrievalEvalOptions {
   embeddings?: ModelSettings;
   out?: string | null;
   keepCopy?: boolean;
+  /** An eval copy kept by an earlier run with the same seed and sample (--keep): skips the copy and most of the indexing. */
+  reuse?: string;
   log?: (m: string) => void;
 }
 
@@ -68,7 +71,7 @@ export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise
   const all = listDocumentedFunctions(stdlib).filter(usableQuestion).filter((f) => !handAnswers.has(`${f.path}:${f.qname}`));
   const picked = sample(all, opts.sample ?? 600, seed);
   const docstring: EvalQuery[] = picked.map((f, i) => ({ query: f.query, answers: [`${f.path}:${f.qname}`], split: i % 2 ? 'test' : 'dev' }));
-  const copy = makeEvalCopy(stdlib, picked);
+  const copy = opts.reuse ?? makeEvalCopy(stdlib, picked);
   const tPrepared = performance.now();
   log(`eval: ${picked.length} docstring questions from ${all.length} documented functions, ${web.length} web questions, ${bugs.length} bug reports; copy at ${copy}`);
 
@@ -125,7 +128,7 @@ export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise
     return result;
   } finally {
     await engine.close();
-    if (opts.keepCopy) log(`eval: copy and index kept at ${copy}`);
+    if (opts.keepCopy || opts.reuse) log(`eval: copy and index kept at ${copy}`);
     else fs.rmSync(copy, { recursive: true, force: true });
   }
 }
@@ -164,7 +167,7 @@ async function judge(engine: Engine, b: Baselines, query: string, eids: Set<numb
     rank: firstHit(ranked.slice(0, 10), (e) => eids.has(e)),
     fileRank: firstHit(filesOf(ranked.map(pathOf)), (f) => files.has(f)),
   });
-  const detailed = await engine.searchDetailed({ query, limit: 20 });
+  const detailed = await engine.searchDetailed({ query, limit: 20, files: true });
   const out: Record<string, Outcome> = {};
   for (const [name, ranked] of Object.entries(detailed.perStream)) out[name] = ofEids(ranked);
   if (detailed.perStream.static) {
@@ -238,6 +241,7 @@ function parseArgs(argv: string[]): RetrievalEvalOptions {
     else if (flag === '--quantization') o.embeddings = { ...o.embeddings, quantization: value as ModelSettings['quantization'] };
     else if (flag === '--out') o.out = value;
     else if (flag === '--stdlib') o.stdlib = value;
+    else if (flag === '--reuse') o.reuse = value;
     else throw new Error(`unknown option ${flag}`);
   }
   if (o.sample !== undefined && !(Number.isInteger(o.sample) && o.sample > 0)) throw new Error('--sample needs a positive integer');

@@ -24,6 +24,7 @@ import { Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
 import { SearchService, type DetailedSearch } from './search/service';
+import { SignalStream } from './search/signals';
 import { skeletonOf } from './skeleton/service';
 import { openDatabase, type Db } from './store/db';
 import { FtsIndex } from './store/fts';
@@ -75,10 +76,12 @@ export class Engine {
     this.graph = new Graph(this.store);
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
     this.docs = new OpenDocuments(this.store, this.graph, parsers);
-    const lexical = new LexicalStream(new FtsIndex(db));
+    const fts = new FtsIndex(db);
+    const lexical = new LexicalStream(fts);
     this.embeddings = new EmbeddingService(this.store, opts.embeddings, this.log);
     const exact = new ExactNameStream(this.store);
-    this.search_ = new SearchService(this.store, () => [lexical, exact, ...this.embeddings.streams()]);
+    const signals = new SignalStream(this.store, fts);
+    this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()]);
   }
 
   static async open(options: EngineOptions): Promise<Engine> {
