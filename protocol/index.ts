@@ -114,6 +114,8 @@ export interface SearchParams {
 
 export interface SearchFileResult {
   file: string;
+  /** The file as a URI (LSP answers, like SearchResult.uri). */
+  uri?: string;
   score: number;
   /** Ids of the file's entities among the ranked hits, best first. */
   hits: string[];

@@ -5,7 +5,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { TRACE_DEFAULT_DEPTH, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, type TraceDirection } from '../../../protocol';
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
-import { formatSearch, formatStats, formatSummary, formatTrace } from './output';
+import { formatSearch, formatSearchFiles, formatStats, formatSummary, formatTrace } from './output';
 import { openEngine, runIndex, type GlobalOptions } from './run';
 
 const intArg = (min: number, max: number) => (v: string) => {
@@ -52,9 +52,11 @@ export function buildProgram(): Command {
     .option('--limit <n>', 'number of results', intArg(1, 500), 10)
     .option('--kind <kind...>', 'only these kinds (function, method, class, module, ...)')
     .option('--path <path...>', 'only under these paths or globs')
-    .action(async (query: string, o: GlobalOptions & { limit: number; kind?: string[]; path?: string[] }) => {
-      const r = await withEngine(o, (e) => e.search({ query, limit: o.limit, kinds: o.kind as never, paths: o.path }));
-      print(o.json, r, () => formatSearch(r));
+    .option('--files', 'rank files instead of entities ("which file do I open?")', false)
+    .option('--tests', 'rank test code like any other (default: after the code it tests)', false)
+    .action(async (query: string, o: GlobalOptions & { limit: number; kind?: string[]; path?: string[]; files: boolean; tests: boolean }) => {
+      const r = await withEngine(o, (e) => e.search({ query, limit: o.limit, kinds: o.kind as never, paths: o.path, includeTests: o.tests, files: o.files }));
+      print(o.json, r, () => (o.files ? formatSearchFiles(r) : formatSearch(r)));
     });
 
   common(program.command('skeleton <file>').description('signatures and docstrings of a file, bodies elided')).action(async (file: string, o: GlobalOptions) => {

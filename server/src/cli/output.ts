@@ -12,6 +12,13 @@ export function formatSearch(r: SearchResponse): string {
   return r.results.map((x) => `${x.score.toFixed(4)}  ${x.id.padEnd(w)}  ${x.file}:${x.line}  ${x.signature}`).join('\n');
 }
 
+export function formatSearchFiles(r: SearchResponse): string {
+  const files = r.files ?? [];
+  if (!files.length) return `no results (streams: ${r.streams.join(', ')})`;
+  const w = Math.max(...files.map((f) => f.file.length));
+  return files.map((f) => `${f.score.toFixed(4)}  ${f.file.padEnd(w)}  ${f.hits.length} hit${f.hits.length === 1 ? '' : 's'}: ${f.hits.slice(0, 3).map((id) => id.slice(id.lastIndexOf(':') + 1)).join(', ')}`).join('\n');
+}
+
 export function formatTrace(t: TraceResult): string {
   const lines: string[] = [];
   const sig = (id: string) => t.entities[id]?.signature ?? '';

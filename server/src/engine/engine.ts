@@ -7,6 +7,7 @@ import type {
   IndexSummary,
   Relation,
   SearchParams,
+  SearchResponse,
   Skeleton,
   StatsResponse,
   StatusResponse,
@@ -269,9 +270,9 @@ export class Engine {
 
   // --- queries -------------------------------------------------------------------------------
 
-  async search(params: SearchParams): Promise<{ results: DetailedSearch['results']; streams: string[] }> {
-    const { results, streams } = await this.searchDetailed(params);
-    return { results, streams };
+  async search(params: SearchParams): Promise<SearchResponse> {
+    const { results, streams, files } = await this.searchDetailed(params);
+    return { results, streams, ...(files ? { files } : {}) };
   }
 
   /** Search with each stream's own ranking (for the eval). */

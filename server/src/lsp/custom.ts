@@ -7,6 +7,7 @@ import {
   TRACE_MAX_DEPTH,
   type EmbeddingStatus,
   type SearchParams,
+  type SearchFileResult,
   type SearchResponse,
   type SearchResult,
   type SkeletonResponse,
@@ -39,6 +40,10 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
   if (kinds) params.kinds = kinds;
   const paths = P.optionalStrings(method, o, 'paths');
   if (paths) params.paths = paths;
+  const includeTests = P.optionalBool(method, o, 'includeTests');
+  if (includeTests !== undefined) params.includeTests = includeTests;
+  const files = P.optionalBool(method, o, 'files');
+  if (files !== undefined) params.files = files;
 
   const answers = await Promise.all(workspaces.list().map(async (ws) => ({ ws, res: await ws.engine.search(params) })));
   const streams = new Set<string>();
@@ -50,7 +55,15 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
   if (answers.length > 1) results.sort((a, b) => b.score - a.score);
   // With one folder the engine's own limit applies; merged answers keep the largest one asked.
   const cap = limit ?? Math.max(0, ...answers.map((a) => a.res.results.length));
-  return { results: results.slice(0, cap), streams: [...streams] };
+  const fileRanking = files ? mergeFiles(answers.map((a) => (a.res.files ?? []).map((f) => ({ ...f, uri: pathToUri(a.ws.engine.absolutePath(f.file)) }))), cap) : undefined;
+  return { results: results.slice(0, cap), streams: [...streams], ...(fileRanking ? { files: fileRanking } : {}) };
+}
+
+/** Several folders' file rankings as one, by score (each file with its URI: paths alone are ambiguous across folders). */
+function mergeFiles(lists: SearchFileResult[][], cap: number): SearchFileResult[] {
+  const all = lists.flat();
+  if (lists.length > 1) all.sort((a, b) => b.score - a.score);
+  return all.slice(0, cap);
 }
 
 export function skeleton(workspaces: Workspaces, method: string, raw: unknown): SkeletonResponse {

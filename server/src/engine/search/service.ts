@@ -95,7 +95,8 @@ function exactFirst(fused: Fused[], exact: number[]): void {
   const lead = new Map(exact.map((eid, i) => [eid, i]));
   for (const f of fused) {
     const i = lead.get(f.eid);
-    if (i !== undefined) f.score = top + 1 + (exact.length - i);
+    // Just above the best fused score, in the exact stream's order.
+    if (i !== undefined) f.score = top + (exact.length - i) * 1e-4;
   }
   fused.sort((a, b) => b.score - a.score);
 }
