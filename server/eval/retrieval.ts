@@ -7,7 +7,9 @@
 // Every set has a dev and a test half (tune on dev, check on test). Systems: each stream alone,
 // plain RRF of lexical+static (the fusion before issue 18, for reference), `nsccn` (the engine's
 // own answer), and two plain BM25 baselines — over function source and over whole files.
-// Metrics: MRR@10, R@1/5/10 of the answer function; file Acc@1/5 of its file.
+// Metrics: MRR@10, R@1/5/10 of the answer function; file Acc@1/5 of its file; hub5, the share
+// of queries whose top 5 hold the one entity (or file) most often seen in top 5s — high when long
+// queries collapse to the same hubs whatever the text.
 //
 //   node dist/server/eval/retrieval.js [--sample 600] [--seed 7] [--model none|<hub id>|<folder>]
 //     [--quantization auto|float|binary] [--out FILE] [--keep] [--reuse DIR]
@@ -166,6 +168,7 @@ async function judge(engine: Engine, b: Baselines, query: string, eids: Set<numb
   const ofEids = (ranked: number[]): Outcome => ({
     rank: firstHit(ranked.slice(0, 10), (e) => eids.has(e)),
     fileRank: firstHit(filesOf(ranked.map(pathOf)), (f) => files.has(f)),
+    top5: ranked.slice(0, 5),
   });
   const detailed = await engine.searchDetailed({ query, limit: 20, files: true });
   const out: Record<string, Outcome> = {};
@@ -176,11 +179,12 @@ async function judge(engine: Engine, b: Baselines, query: string, eids: Set<numb
   }
   const fused = detailed.results.map((r) => engine.store.entity(r.id)?.eid ?? -1);
   out.nsccn = {
-    rank: ofEids(fused).rank,
+    ...ofEids(fused),
     fileRank: firstHit(detailed.files?.map((f) => f.file) ?? filesOf(detailed.results.map((r) => r.file)), (f) => files.has(f)),
   };
   out['bm25-functions'] = ofEids(b.functions.search(query, 100));
-  out['bm25-files'] = { rank: Infinity, fileRank: firstHit(b.files.search(query, 10), (f) => files.has(f)) };
+  const bm25Files = b.files.search(query, 10);
+  out['bm25-files'] = { rank: Infinity, fileRank: firstHit(bm25Files, (f) => files.has(f)), top5: bm25Files.slice(0, 5) };
   return out;
 }
 
@@ -214,11 +218,11 @@ export function formatTable(r: RetrievalEvalResult): string {
     const rows = Object.keys(m.all).sort(systemOrder);
     const width = Math.max(20, ...rows.map((s) => s.length));
     const n = (s: 'all' | 'dev' | 'test') => Object.values(m[s])[0]?.queries ?? 0;
-    const head = `${set.padEnd(width)}  MRR@10 R@1    R@5    R@10   F@1    F@5    | dev MRR F@5    test MRR F@5   (n=${n('all')}: dev ${n('dev')}, test ${n('test')})`;
+    const head = `${set.padEnd(width)}  MRR@10 R@1    R@5    R@10   F@1    F@5    hub5   | dev MRR F@5    test MRR F@5   (n=${n('all')}: dev ${n('dev')}, test ${n('test')})`;
     const f = (x: number | undefined) => (x ?? NaN).toFixed(3).padEnd(6);
     const lines = rows.map((s) => {
       const a = m.all[s];
-      return `${s.padEnd(width)}  ${[a.mrr10, a.recall1, a.recall5, a.recall10, a.file1, a.file5].map(f).join(' ')} | ${f(m.dev[s]?.mrr10)}  ${f(m.dev[s]?.file5)} ${f(m.test[s]?.mrr10)}   ${f(m.test[s]?.file5)}`;
+      return `${s.padEnd(width)}  ${[a.mrr10, a.recall1, a.recall5, a.recall10, a.file1, a.file5, a.hub5].map(f).join(' ')} | ${f(m.dev[s]?.mrr10)}  ${f(m.dev[s]?.file5)} ${f(m.test[s]?.mrr10)}   ${f(m.test[s]?.file5)}`;
     });
     blocks.push([head, ...lines].join('\n'));
   }

@@ -28,6 +28,8 @@ import { sitePackagesPath, stdlibPath, STDLIB_EXCLUDES } from './python-paths';
 
 export interface TrainOptions {
   root?: string;
+  /** Also write the table before the contrastive stage here (to measure what that stage adds). */
+  initOut?: string;
   /** JavaScript/TypeScript for JSDoc pairs; default: this project's node_modules. */
   nodeModules?: string;
   out?: string;
@@ -113,6 +115,10 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
   const float: Table = { words, dims: svd.rank, vectors: initialRows(svd.u, svd.sigma, words, svd.rank, o.sigmaPower), idf: idfOf(vocab.df, vocab.documents), index: new Map(vocab.words.map((w, i) => [w, i])) };
   const pairCounts: Record<string, number> = {};
   let loss: number[] = [];
+  if (o.initOut) {
+    fs.writeFileSync(o.initOut, encodeStaticTable(quantize({ ...float, vectors: float.vectors.slice() }, vocab.words, { trainedOn: 'python site-packages', files: corpus.files, documents, excluded: TRAINING_EXCLUDES })));
+    log(`wrote ${o.initOut} (before the contrastive stage)`);
+  }
   if (o.epochs > 0) {
     const modules = o.nodeModules ?? path.resolve(repoRoot(), 'node_modules');
     const pairs = [...collector.pairs, ...(fs.existsSync(modules) ? jsDocPairs(modules, TRAINING_EXCLUDES) : [])];
@@ -195,7 +201,7 @@ function parseArgs(argv: string[]): TrainOptions {
     }
     const v = argv[++i];
     if (v === undefined) throw new Error(`--${m[1]} needs a value`);
-    o[key] = key === 'root' || key === 'out' || key === 'nodeModules' ? v : Number(v);
+    o[key] = key === 'root' || key === 'out' || key === 'nodeModules' || key === 'initOut' ? v : Number(v);
     if (typeof o[key] === 'number' && !Number.isFinite(o[key])) throw new Error(`--${m[1]} needs a number, got ${v}`);
   }
   return o as TrainOptions;

@@ -8,12 +8,16 @@ export interface Metrics {
   /** The answer's file first / in the top 5 of the system's file ranking. */
   file1: number;
   file5: number;
+  /** Share of queries whose top 5 hold the entity most often seen in top 5s (hub collapse). */
+  hub5: number;
 }
 
 /** One query's outcome in one system: 1-based ranks, Infinity when missed. */
 export interface Outcome {
   rank: number;
   fileRank: number;
+  /** The system's first five answers (entity eids, or file paths for file-only systems). */
+  top5: Array<number | string>;
 }
 
 export function metrics(outcomes: Outcome[]): Metrics {
@@ -27,6 +31,7 @@ export function metrics(outcomes: Outcome[]): Metrics {
     recall10: at(10, (o) => o.rank),
     file1: at(1, (o) => o.fileRank),
     file5: at(5, (o) => o.fileRank),
+    hub5: round(hubShare(outcomes.map((o) => o.top5)) / n),
   };
 }
 
@@ -43,4 +48,10 @@ export function filesOf(paths: Array<string | null | undefined>): string[] {
   const seen = new Set<string>();
   for (const p of paths) if (p && !seen.has(p)) seen.add(p);
   return [...seen];
+}
+
+function hubShare(tops: Array<Array<number | string>>): number {
+  const seen = new Map<number | string, number>();
+  for (const t of tops) for (const x of new Set(t)) seen.set(x, (seen.get(x) ?? 0) + 1);
+  return Math.max(0, ...seen.values());
 }
