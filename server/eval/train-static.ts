@@ -8,7 +8,7 @@
 // options → the same file, byte for byte.
 //
 //   npm run train-static -- [--root DIR] [--node-modules DIR] [--out FILE] [--dims 256]
-//     [--vocab 30000] [--epochs 3] [--batch 256] [--temperature 0.05] [--learning-rate 0.05] ...
+//     [--vocab 30000] [--epochs 2] [--batch 128] [--temperature 0.05] [--learning-rate 0.05] ...
 //
 // The standard library is the retrieval eval set, so it is never trained on. Site-packages
 // also holds copies of stdlib code (vendored backports, setuptools' distutils, ...): every
@@ -67,7 +67,7 @@ export interface TrainResult {
 
 const DEFAULTS = {
   dims: 256, vocab: 30000, contexts: 6000, minDf: 5, maxPerRow: 400, sigmaPower: 0, powerIterations: 2, sampleEvery: 1, seed: 1,
-  epochs: 3, batch: 256, run: 16, temperature: 0.05, learningRate: 0.05,
+  epochs: 2, batch: 128, run: 16, temperature: 0.05, learningRate: 0.05,
 };
 
 export async function trainStatic(options: TrainOptions = {}): Promise<TrainResult> {
