@@ -46,6 +46,20 @@ describe('bug reports', () => {
   });
 });
 
+describe('long queries', () => {
+  it('keep the terms the index holds, rarest first, so filler words do not drown them', async () => {
+    const { LexicalStream } = await import('../server/src/engine/search/lexical');
+    const { FtsIndex } = await import('../server/src/engine/store/fts');
+    const fts = new FtsIndex(ws.engine.store.db);
+    expect(fts.documentFrequency('zzzunknown')).toBe(0);
+    expect(fts.documentFrequency('vat')).toBeGreaterThan(0);
+    const filler = Array.from({ length: 40 }, (_, i) => `filler${i}word`).join(' ');
+    const lexical = new LexicalStream(fts);
+    const eids = lexical.searchSync(`${filler} the vat rate ${filler}`, 5);
+    expect(ws.engine.store.entityByEid(eids[0])?.id).toBe('func:billing/tax.py:vat_for');
+  });
+});
+
 describe('test code', () => {
   it('ranks after the code it tests by default, and like any other with includeTests', async () => {
     const plain = await ids({ query: 'total due', limit: 10 });
