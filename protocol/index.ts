@@ -150,6 +150,19 @@ export interface SearchParams {
   paths?: string[];
   /** Token budget: results are dropped from the lowest rank up until the answer fits. */
   maxTokens?: number;
+  /** Rank test code like any other (default false: tests come after the code they test). */
+  includeTests?: boolean;
+  /** Also rank files, aggregated from entity scores ("which file do I open?"). */
+  files?: boolean;
+}
+
+export interface SearchFileResult {
+  file: string;
+  /** The file as a URI (LSP answers, like SearchResult.uri). */
+  uri?: string;
+  score: number;
+  /** Ids of the file's entities among the ranked hits, best first. */
+  hits: string[];
 }
 
 export interface SearchResult {
@@ -174,6 +187,8 @@ export interface SearchResponse {
   /** Vector streams still filling (or loading) when this answer was made: it may rank differently later. */
   incomplete?: string[];
   truncated?: Truncation;
+  /** Files ranked by the scores of their entities, when asked for with `files: true`. */
+  files?: SearchFileResult[];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import { EXTENSIONS } from '../src/engine/languages/registry';
 import { VectorStore } from '../src/engine/store/vectors';
 import { discover, IgnoreRules } from '../src/engine/workspace/discover';
 import { sitePackagesPath } from '../eval/python-paths';
+import { loadBugReports } from '../eval/retrieval/query-sets';
 import { buildTinyModel } from '../../test/helpers/tiny-model';
 
 const QUERIES = [
@@ -31,6 +32,8 @@ const QUERIES = [
   'register a plugin', 'render a template', 'match a regular expression', 'open a socket', 'sum of squares',
   'merge two dictionaries', 'check file permissions', 'build a command line interface', 'timezone conversion',
 ];
+
+const REPORTS = loadBugReports().map((r) => r.query);
 
 export interface LatencyStats {
   p50: number;
@@ -48,6 +51,8 @@ export interface ScaleResult {
   /** Wait for the static vectors after the last index pass (they fill in while indexing runs). */
   staticEmbedWaitSeconds: number;
   search: { float: LatencyStats; binary: LatencyStats };
+  /** Whole bug reports as queries (server/eval/data/bug-reports.txt): the long-query path. */
+  searchReports: { float: LatencyStats; binary: LatencyStats };
   staticStream: { float: LatencyStats; binary: LatencyStats };
   bytesPerEntity: Record<string, number>;
 }
@@ -132,6 +137,7 @@ async function benchScale(source: string, order: Array<{ path: string; size: num
         indexSeconds: round(indexSeconds),
         staticEmbedWaitSeconds: round(staticEmbedWaitSeconds),
         search: { float: float.search, binary: binary.search },
+        searchReports: { float: float.reports, binary: binary.reports },
         staticStream: { float: float.stream, binary: binary.stream },
         bytesPerEntity,
       },
@@ -142,7 +148,7 @@ async function benchScale(source: string, order: Array<{ path: string; size: num
   }
 }
 
-async function latencies(engine: Engine): Promise<{ search: LatencyStats; stream: LatencyStats }> {
+async function latencies(engine: Engine): Promise<{ search: LatencyStats; stream: LatencyStats; reports: LatencyStats }> {
   const stream = engine.embeddings.streams().find((s) => s.name === 'static');
   for (const q of QUERIES.slice(0, 5)) await engine.search({ query: q, limit: 20 }); // warm caches
   const search: number[] = [];
@@ -159,7 +165,15 @@ async function latencies(engine: Engine): Promise<{ search: LatencyStats; stream
       }
     }
   }
-  return { search: stats(search), stream: stats(streamTimes) };
+  const reports: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (const q of REPORTS) {
+      const t = performance.now();
+      await engine.search({ query: q, limit: 20, files: true });
+      reports.push(performance.now() - t);
+    }
+  }
+  return { search: stats(search), stream: stats(streamTimes), reports: stats(reports) };
 }
 
 function stats(ms: number[]): LatencyStats {
@@ -231,6 +245,7 @@ export function formatBench(r: SearchBenchResult): string {
       `${String(s.embeddable).padEnd(10)} ${`${s.search.float.p50} / ${s.search.float.p99}`.padEnd(27)} ${`${s.search.binary.p50} / ${s.search.binary.p99}`.padEnd(12)} ${`${s.staticStream.float.p50} / ${s.staticStream.float.p99}`.padEnd(30)} ${`${s.staticStream.binary.p50} / ${s.staticStream.binary.p99}`.padEnd(11)} ${b.floatVectors}, ${b.binaryVectors}, ${round(b.graphAndLexical + b.vectorBookkeeping)}`,
     );
   }
+  for (const s of r.scales) lines.push(`${s.embeddable} entities, bug reports as queries (search + files): p50/p99 ms ${s.searchReports.float.p50} / ${s.searchReports.float.p99} (float), ${s.searchReports.binary.p50} / ${s.searchReports.binary.p99} (binary)`);
   lines.push(`embeddings/s: static table ${r.embeddingsPerSecond.static}, tiny transformer ${r.embeddingsPerSecond.tinyModel} (batches of ${r.embeddingsPerSecond.tinyModelBatch})`);
   return lines.join('\n');
 }

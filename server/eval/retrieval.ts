@@ -1,22 +1,35 @@
-// Retrieval eval: docstring → function on the Python standard library. A seeded sample of
-// documented functions and methods has its docstrings removed from an eval copy of the source;
-// each docstring's first sentence is then the query, and the function it was taken from is the
-// one right answer. Reports MRR@10 and Recall@1/5/10 for the lexical stream alone, each semantic
-// stream alone, and every fusion of lexical with semantic streams (RRF, as the engine fuses).
+// Retrieval eval on the Python standard library, three query sets over one index:
+//   docstring  a seeded sample of documented functions has its docstrings removed from an eval
+//              copy of the source; each docstring's first sentence is the query, the function
+//              the one right answer;
+//   web        short how-to questions written by hand (data/web-questions.tsv);
+//   bugs       bug-report-style texts, some with tracebacks (data/bug-reports.txt).
+// Every set has a dev and a test half (tune on dev, check on test). Systems: each stream alone,
+// plain RRF of lexical+static (the fusion before issue 18, for reference), `nsccn` (the engine's
+// own answer), and two plain BM25 baselines — over function source and over whole files.
+// Metrics: MRR@10, R@1/5/10 of the answer function; file Acc@1/5 of its file; hub5, the share
+// of queries whose top 5 hold the one entity (or file) most often seen in top 5s — high when long
+// queries collapse to the same hubs whatever the text.
 //
 //   node dist/server/eval/retrieval.js [--sample 600] [--seed 7] [--model none|<hub id>|<folder>]
-//     [--quantization auto|float|binary] [--out FILE] [--keep]   (--keep leaves the eval copy on disk)
+//     [--quantization auto|float|binary] [--out FILE] [--keep] [--reuse DIR]
+//   (--keep leaves the eval copy and its index on disk; --reuse DIR runs on such a copy again)
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { entityId } from '../../protocol';
+import { entityId, type EntityKind } from '../../protocol';
 import type { ModelSettings } from '../src/engine/api';
 import { Engine } from '../src/engine/engine';
 import { reciprocalRankFusion } from '../src/engine/search/fuse';
 import { EXTENSIONS } from '../src/engine/languages/registry';
 import { discover, IgnoreRules } from '../src/engine/workspace/discover';
+import { Bm25 } from './bm25';
 import { stdlibPath } from './python-paths';
+import { filesOf, firstHit, metrics, type Metrics, type Outcome } from './retrieval/metrics';
+import { loadBugReports, loadWebQuestions, type EvalQuery } from './retrieval/query-sets';
 import { listDocumentedFunctions, removeDocstrings, sample, usableQuestion, type DocumentedFunction } from './stdlib-sample';
+
+export type { Metrics } from './retrieval/metrics';
 
 export interface RetrievalEvalOptions {
   stdlib?: string;
@@ -25,45 +38,47 @@ export interface RetrievalEvalOptions {
   embeddings?: ModelSettings;
   out?: string | null;
   keepCopy?: boolean;
+  /** An eval copy kept by an earlier run with the same seed and sample (--keep): skips the copy and most of the indexing. */
+  reuse?: string;
   log?: (m: string) => void;
 }
 
-export interface Metrics {
-  queries: number;
-  mrr10: number;
-  recall1: number;
-  recall5: number;
-  recall10: number;
-}
+export type SetName = 'docstring' | 'web' | 'bugs';
+export type SplitMetrics = Record<'all' | 'dev' | 'test', Record<string, Metrics>>;
 
 export interface RetrievalEvalResult {
   stdlib: string;
   candidates: number;
-  sampled: number;
-  evaluated: number;
-  notIndexed: number;
   seed: number;
   streams: string[];
   notes: string[];
-  /** Keyed by system: a stream name, or streams joined with `+` for their RRF fusion. */
-  systems: Record<string, Metrics>;
+  /** Queries whose answer the index does not hold (left out of the metrics). */
+  notIndexed: Record<SetName, number>;
+  sets: Record<SetName, SplitMetrics>;
   seconds: { prepare: number; index: number; embed: number; queries: number };
 }
 
 const EXCLUDES = ['test/', 'tests/', 'site-packages/', 'dist-packages/', 'idlelib/idle_test/'];
+const ANSWER_KINDS: EntityKind[] = ['function', 'method', 'class'];
 
 export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise<RetrievalEvalResult> {
   const log = opts.log ?? ((m: string) => console.error(m));
   const stdlib = opts.stdlib ?? stdlibPath();
   const seed = opts.seed ?? 7;
   const t0 = performance.now();
-  const all = listDocumentedFunctions(stdlib).filter(usableQuestion);
+  const web = loadWebQuestions();
+  const bugs = loadBugReports();
+  // The hand-written sets' answers keep their docstrings: they are not docstring questions.
+  const handAnswers = new Set([...web, ...bugs].flatMap((q) => q.answers));
+  const all = listDocumentedFunctions(stdlib).filter(usableQuestion).filter((f) => !handAnswers.has(`${f.path}:${f.qname}`));
   const picked = sample(all, opts.sample ?? 600, seed);
-  const copy = makeEvalCopy(stdlib, picked);
+  const docstring: EvalQuery[] = picked.map((f, i) => ({ query: f.query, answers: [`${f.path}:${f.qname}`], split: i % 2 ? 'test' : 'dev' }));
+  const copy = opts.reuse ?? makeEvalCopy(stdlib, picked);
   const tPrepared = performance.now();
-  log(`eval: ${picked.length} questions from ${all.length} documented functions; copy at ${copy}`);
+  log(`eval: ${picked.length} docstring questions from ${all.length} documented functions, ${web.length} web questions, ${bugs.length} bug reports; copy at ${copy}`);
 
-  const engine = await Engine.open({ root: copy, dbPath: path.join(copy, '.nsccn', 'index.db'), embeddings: opts.embeddings, log: (m) => log(`  ${m}`) });
+  const embeddings = opts.embeddings ?? { model: 'none' };
+  const engine = await Engine.open({ root: copy, dbPath: path.join(copy, '.nsccn', 'index.db'), embeddings, log: (m) => log(`  ${m}`) });
   try {
     await engine.indexWorkspace();
     const tIndexed = performance.now();
@@ -71,61 +86,106 @@ export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise
     const tEmbedded = performance.now();
     const status = engine.status();
     log(`eval: indexed ${status.entities} entities; streams ${status.streams.join(', ')}`);
+    const baselines = buildBaselines(engine, copy);
 
-    const ranksBySystem = new Map<string, number[]>();
-    const record = (system: string, rank: number) => {
-      let r = ranksBySystem.get(system);
-      if (!r) ranksBySystem.set(system, (r = []));
-      r.push(rank);
-    };
-    let notIndexed = 0;
-    for (const q of picked) {
-      const row = engine.store.entity(entityId(q.kind, q.path, q.qname));
-      if (!row) {
-        notIndexed++;
-        continue;
+    const sets: Record<SetName, EvalQuery[]> = { docstring, web, bugs };
+    const out = {} as Record<SetName, SplitMetrics>;
+    const notIndexed = {} as Record<SetName, number>;
+    for (const [name, queries] of Object.entries(sets) as Array<[SetName, EvalQuery[]]>) {
+      const outcomes: Record<'dev' | 'test', Map<string, Outcome[]>> = { dev: new Map(), test: new Map() };
+      notIndexed[name] = 0;
+      for (const q of queries) {
+        const eids = new Set(q.answers.flatMap((a) => answerEids(engine, a)));
+        if (!eids.size) {
+          notIndexed[name]++;
+          continue;
+        }
+        const files = new Set(q.answers.map((a) => a.slice(0, a.indexOf(':'))));
+        for (const [system, o] of Object.entries(await judge(engine, baselines, q.query, eids, files))) {
+          const bySystem = outcomes[q.split];
+          bySystem.set(system, [...(bySystem.get(system) ?? []), o]);
+        }
       }
-      const { perStream } = await engine.searchDetailed({ query: q.query, limit: 10 });
-      const names = Object.keys(perStream).sort(streamOrder);
-      for (const name of names) record(name, rankOf(perStream[name], row.eid));
-      // Every fusion that includes lexical, e.g. lexical+static, lexical+model:x, all streams.
-      const semantic = names.filter((n) => n !== 'lexical');
-      for (const subset of subsets(semantic)) {
-        const members = ['lexical', ...subset];
-        const fused = reciprocalRankFusion(Object.fromEntries(members.map((m) => [m, perStream[m] ?? []]))).map((f) => f.eid);
-        record(members.join('+'), rankOf(fused, row.eid));
-      }
+      const summarize = (m: Map<string, Outcome[]>) => Object.fromEntries([...m].map(([s, o]) => [s, metrics(o)]));
+      const both = new Map<string, Outcome[]>();
+      for (const split of ['dev', 'test'] as const) for (const [s, o] of outcomes[split]) both.set(s, [...(both.get(s) ?? []), ...o]);
+      out[name] = { all: summarize(both), dev: summarize(outcomes.dev), test: summarize(outcomes.test) };
     }
     const tQueried = performance.now();
-    const systems = Object.fromEntries([...ranksBySystem].map(([name, ranks]) => [name, metrics(ranks)]));
     const result: RetrievalEvalResult = {
       stdlib,
       candidates: all.length,
-      sampled: picked.length,
-      evaluated: picked.length - notIndexed,
-      notIndexed,
       seed,
       streams: status.streams,
       notes: status.notes,
-      systems,
-      seconds: {
-        prepare: secs(tPrepared - t0),
-        index: secs(tIndexed - tPrepared),
-        embed: secs(tEmbedded - tIndexed),
-        queries: secs(tQueried - tEmbedded),
-      },
+      notIndexed,
+      sets: out,
+      seconds: { prepare: secs(tPrepared - t0), index: secs(tIndexed - tPrepared), embed: secs(tEmbedded - tIndexed), queries: secs(tQueried - tEmbedded) },
     };
     if (opts.out !== null) {
-      const out = opts.out ?? path.resolve('bench-results', 'eval-retrieval.json');
-      fs.mkdirSync(path.dirname(out), { recursive: true });
-      fs.writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+      const file = opts.out ?? path.resolve('bench-results', 'eval-retrieval.json');
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
     }
     return result;
   } finally {
     await engine.close();
-    if (opts.keepCopy) log(`eval: copy and index kept at ${copy}`);
+    if (opts.keepCopy || opts.reuse) log(`eval: copy and index kept at ${copy}`);
     else fs.rmSync(copy, { recursive: true, force: true });
   }
+}
+
+interface Baselines {
+  functions: Bm25<number>;
+  files: Bm25<string>;
+}
+
+/** BM25 over every function, method and class's source lines, and over every whole file. */
+function buildBaselines(engine: Engine, root: string): Baselines {
+  const functions = new Bm25<number>();
+  const files = new Bm25<string>();
+  for (const f of engine.store.files()) {
+    const text = fs.readFileSync(path.join(root, f.path), 'utf8');
+    files.add(f.path, text);
+    const lines = text.split('\n');
+    for (const e of engine.store.entitiesOfFile(f.path)) {
+      if (!ANSWER_KINDS.includes(e.kind as EntityKind) || e.sr === null || e.er === null) continue;
+      functions.add(e.eid, lines.slice(e.sr, e.er + 1).join('\n'));
+    }
+  }
+  return { functions, files };
+}
+
+function answerEids(engine: Engine, answer: string): number[] {
+  const at = answer.indexOf(':');
+  const [file, qname] = [answer.slice(0, at), answer.slice(at + 1)];
+  return ANSWER_KINDS.map((k) => engine.store.entity(entityId(k, file, qname))?.eid).filter((e): e is number => e !== undefined);
+}
+
+/** Every system's outcome for one query. */
+async function judge(engine: Engine, b: Baselines, query: string, eids: Set<number>, files: Set<string>): Promise<Record<string, Outcome>> {
+  const pathOf = (eid: number) => engine.store.entityByEid(eid)?.path;
+  const ofEids = (ranked: number[]): Outcome => ({
+    rank: firstHit(ranked.slice(0, 10), (e) => eids.has(e)),
+    fileRank: firstHit(filesOf(ranked.map(pathOf)), (f) => files.has(f)),
+    top5: ranked.slice(0, 5),
+  });
+  const detailed = await engine.searchDetailed({ query, limit: 20, files: true });
+  const out: Record<string, Outcome> = {};
+  for (const [name, ranked] of Object.entries(detailed.perStream)) out[name] = ofEids(ranked);
+  if (detailed.perStream.static) {
+    const rrf = reciprocalRankFusion({ lexical: detailed.perStream.lexical ?? [], static: detailed.perStream.static }).map((f) => f.eid);
+    out['rrf(lexical+static)'] = ofEids(rrf);
+  }
+  const fused = detailed.results.map((r) => engine.store.entity(r.id)?.eid ?? -1);
+  out.nsccn = {
+    ...ofEids(fused),
+    fileRank: firstHit(detailed.files?.map((f) => f.file) ?? filesOf(detailed.results.map((r) => r.file)), (f) => files.has(f)),
+  };
+  out['bm25-functions'] = ofEids(b.functions.search(query, 100));
+  const bm25Files = b.files.search(query, 10);
+  out['bm25-files'] = { rank: Infinity, fileRank: firstHit(bm25Files, (f) => files.has(f)), top5: bm25Files.slice(0, 5) };
+  return out;
 }
 
 /** The stdlib without tests, in a temp dir, with the sampled docstrings replaced by `pass`. */
@@ -144,43 +204,29 @@ function makeEvalCopy(stdlib: string, picked: DocumentedFunction[]): string {
   return dir;
 }
 
-function rankOf(eids: number[] | undefined, eid: number): number {
-  const i = (eids ?? []).slice(0, 10).indexOf(eid);
-  return i < 0 ? Infinity : i + 1;
-}
-
-function metrics(ranks: number[]): Metrics {
-  const n = ranks.length || 1;
-  const at = (k: number) => ranks.filter((r) => r <= k).length / n;
-  const round = (x: number) => Math.round(x * 1000) / 1000;
-  return {
-    queries: ranks.length,
-    mrr10: round(ranks.reduce((s, r) => s + (r <= 10 ? 1 / r : 0), 0) / n),
-    recall1: round(at(1)),
-    recall5: round(at(5)),
-    recall10: round(at(10)),
-  };
-}
-
-function subsets<T>(items: T[]): T[][] {
-  const out: T[][] = [];
-  for (let mask = 1; mask < 1 << items.length; mask++) out.push(items.filter((_, i) => mask & (1 << i)));
-  return out;
-}
-
-function streamOrder(a: string, b: string): number {
-  const w = (s: string) => (s === 'lexical' ? 0 : s === 'static' ? 1 : 2);
-  return w(a) - w(b) || (a < b ? -1 : a > b ? 1 : 0);
-}
-
 const secs = (ms: number) => Math.round(ms / 100) / 10;
 
+const SYSTEM_ORDER = ['bm25-files', 'bm25-functions', 'lexical', 'exact', 'static', 'rrf(lexical+static)', 'nsccn'];
+const systemOrder = (a: string, b: string) => {
+  const w = (s: string) => (SYSTEM_ORDER.includes(s) ? SYSTEM_ORDER.indexOf(s) : SYSTEM_ORDER.length - 1.5);
+  return w(a) - w(b) || (a < b ? -1 : a > b ? 1 : 0);
+};
+
 export function formatTable(r: RetrievalEvalResult): string {
-  const rows = Object.entries(r.systems).sort(([a], [b]) => a.split('+').length - b.split('+').length || streamOrder(a, b));
-  const width = Math.max(20, ...rows.map(([name]) => name.length));
-  const head = `${'system'.padEnd(width)}  MRR@10  R@1    R@5    R@10   (n=${r.evaluated})`;
-  const lines = rows.map(([name, m]) => `${name.padEnd(width)}  ${[m.mrr10, m.recall1, m.recall5, m.recall10].map((x) => x.toFixed(3).padEnd(6)).join(' ')}`);
-  return [head, ...lines].join('\n');
+  const blocks: string[] = [];
+  for (const [set, m] of Object.entries(r.sets)) {
+    const rows = Object.keys(m.all).sort(systemOrder);
+    const width = Math.max(20, ...rows.map((s) => s.length));
+    const n = (s: 'all' | 'dev' | 'test') => Object.values(m[s])[0]?.queries ?? 0;
+    const head = `${set.padEnd(width)}  MRR@10 R@1    R@5    R@10   F@1    F@5    hub5   | dev MRR F@5    test MRR F@5   (n=${n('all')}: dev ${n('dev')}, test ${n('test')})`;
+    const f = (x: number | undefined) => (x ?? NaN).toFixed(3).padEnd(6);
+    const lines = rows.map((s) => {
+      const a = m.all[s];
+      return `${s.padEnd(width)}  ${[a.mrr10, a.recall1, a.recall5, a.recall10, a.file1, a.file5, a.hub5].map(f).join(' ')} | ${f(m.dev[s]?.mrr10)}  ${f(m.dev[s]?.file5)} ${f(m.test[s]?.mrr10)}   ${f(m.test[s]?.file5)}`;
+    });
+    blocks.push([head, ...lines].join('\n'));
+  }
+  return blocks.join('\n\n');
 }
 
 function parseArgs(argv: string[]): RetrievalEvalOptions {
@@ -199,6 +245,7 @@ function parseArgs(argv: string[]): RetrievalEvalOptions {
     else if (flag === '--quantization') o.embeddings = { ...o.embeddings, quantization: value as ModelSettings['quantization'] };
     else if (flag === '--out') o.out = value;
     else if (flag === '--stdlib') o.stdlib = value;
+    else if (flag === '--reuse') o.reuse = value;
     else throw new Error(`unknown option ${flag}`);
   }
   if (o.sample !== undefined && !(Number.isInteger(o.sample) && o.sample > 0)) throw new Error('--sample needs a positive integer');

@@ -1,9 +1,14 @@
-// Trains the static code-embedding table shipped as server/assets/static-embeddings.bin: word
-// vectors from the co-occurrence of identifier sub-words and docstring words inside the
-// functions of this machine's Python site-packages (real third-party code), reduced by SVD of
-// the PPMI matrix. Reproducible: same site-packages and options → same file.
+// Trains the static code-embedding table shipped as server/assets/static-embeddings.bin, in two
+// stages: (1) word vectors from the co-occurrence of identifier sub-words and docstring words
+// inside the functions of this machine's Python site-packages (real third-party code), reduced
+// by SVD of the PPMI matrix; (2) contrastive training of those vectors on (text → code) pairs
+// (static/pairs.ts: docstring → function, name → body from site-packages, JSDoc → function from
+// node_modules) with in-batch negatives (static/contrastive.ts). Vendored code and the packages
+// other evaluations use are never read (static/exclusions.ts). Reproducible: same inputs and
+// options → the same file, byte for byte.
 //
-//   npm run train-static -- [--root DIR] [--out FILE] [--dims 128] [--vocab 30000] ...
+//   npm run train-static -- [--root DIR] [--node-modules DIR] [--out FILE] [--dims 256]
+//     [--vocab 30000] [--epochs 2] [--batch 128] [--temperature 0.05] [--learning-rate 0.05] ...
 //
 // The standard library is the retrieval eval set, so it is never trained on. Site-packages
 // also holds copies of stdlib code (vendored backports, setuptools' distutils, ...): every
@@ -13,6 +18,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { encodeStaticTable, type StaticTable } from '../src/engine/embed/static-asset';
 import { buildCorpus, forEachEntity } from './static/corpus';
+import { trainContrastive, type Table } from './static/contrastive';
+import { TRAINING_EXCLUDES } from './static/exclusions';
+import { jsDocPairs, pythonPairCollector } from './static/pairs';
 import { chooseVocabulary, ppmiMatrix, remapDocuments } from './static/ppmi';
 import { randomizedSvd } from './static/svd';
 import { firstSentence, sentenceKey } from './docstrings';
@@ -20,6 +28,10 @@ import { sitePackagesPath, stdlibPath, STDLIB_EXCLUDES } from './python-paths';
 
 export interface TrainOptions {
   root?: string;
+  /** Also write the table before the contrastive stage here (to measure what that stage adds). */
+  initOut?: string;
+  /** JavaScript/TypeScript for JSDoc pairs; default: this project's node_modules. */
+  nodeModules?: string;
   out?: string;
   dims?: number;
   vocab?: number;
@@ -32,6 +44,12 @@ export interface TrainOptions {
   sampleEvery?: number;
   decontaminate?: boolean;
   seed?: number;
+  /** Contrastive stage: 0 epochs keeps the PPMI + SVD vectors alone. */
+  epochs?: number;
+  batch?: number;
+  run?: number;
+  temperature?: number;
+  learningRate?: number;
   log?: (m: string) => void;
 }
 
@@ -42,10 +60,15 @@ export interface TrainResult {
   documents: number;
   words: number;
   dims: number;
+  pairs: Record<string, number>;
+  loss: number[];
   seconds: Record<string, number>;
 }
 
-const DEFAULTS = { dims: 256, vocab: 30000, contexts: 6000, minDf: 5, maxPerRow: 400, sigmaPower: 0, powerIterations: 2, sampleEvery: 1, seed: 1 };
+const DEFAULTS = {
+  dims: 256, vocab: 30000, contexts: 6000, minDf: 5, maxPerRow: 400, sigmaPower: 0, powerIterations: 2, sampleEvery: 1, seed: 1,
+  epochs: 2, batch: 128, run: 16, temperature: 0.05, learningRate: 0.05,
+};
 
 export async function trainStatic(options: TrainOptions = {}): Promise<TrainResult> {
   const o = { ...DEFAULTS, ...options };
@@ -73,7 +96,8 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
   }
 
   log(`reading ${root}`);
-  const corpus = await buildCorpus({ root, sampleEvery: o.sampleEvery, skipDocstring: skip });
+  const collector = pythonPairCollector(skip);
+  const corpus = await buildCorpus({ root, exclude: TRAINING_EXCLUDES, sampleEvery: o.sampleEvery, skipDocstring: skip, onEntity: o.epochs > 0 ? collector.visit : undefined });
   const documents = corpus.offsets.length - 1;
   log(`${corpus.files} files, ${documents} documents, ${corpus.words.length} distinct words`);
   lap('extract');
@@ -87,42 +111,76 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
   const svd = randomizedSvd(matrix, o.dims, { powerIterations: o.powerIterations, seed: o.seed });
   lap('svd');
 
-  const table = quantize(svd.u, svd.sigma, svd.rank, o.sigmaPower, vocab.words, vocab.df, vocab.documents, {
-    trainedOn: 'python site-packages',
+  const words = vocab.words.length;
+  const float: Table = { words, dims: svd.rank, vectors: initialRows(svd.u, svd.sigma, words, svd.rank, o.sigmaPower), idf: idfOf(vocab.df, vocab.documents), index: new Map(vocab.words.map((w, i) => [w, i])) };
+  const pairCounts: Record<string, number> = {};
+  let loss: number[] = [];
+  if (o.initOut) {
+    fs.writeFileSync(o.initOut, encodeStaticTable(quantize({ ...float, vectors: float.vectors.slice() }, vocab.words, { trainedOn: 'python site-packages', files: corpus.files, documents, excluded: TRAINING_EXCLUDES })));
+    log(`wrote ${o.initOut} (before the contrastive stage)`);
+  }
+  if (o.epochs > 0) {
+    const modules = o.nodeModules ?? path.resolve(repoRoot(), 'node_modules');
+    const pairs = [...collector.pairs, ...(fs.existsSync(modules) ? jsDocPairs(modules, TRAINING_EXCLUDES) : [])];
+    for (const p of pairs) pairCounts[p.source] = (pairCounts[p.source] ?? 0) + 1;
+    log(`pairs: ${JSON.stringify(pairCounts)}`);
+    lap('pairs');
+    const r = trainContrastive(float, pairs, { epochs: o.epochs, batch: o.batch, run: o.run, temperature: o.temperature, learningRate: o.learningRate, seed: o.seed, log });
+    loss = r.loss;
+    pairCounts.used = r.pairs;
+    lap('contrastive');
+  }
+  const table = quantize(float, vocab.words, {
+    trainedOn: o.epochs > 0 ? 'python site-packages (PPMI + SVD), then contrastive on docstring/name/JSDoc → code pairs' : 'python site-packages',
     files: corpus.files,
     documents,
-    options: { vocab: o.vocab, contexts: o.contexts, minDf: o.minDf, maxPerRow: o.maxPerRow, sigmaPower: o.sigmaPower, powerIterations: o.powerIterations, sampleEvery: o.sampleEvery, seed: o.seed, decontaminate: o.decontaminate !== false },
+    excluded: TRAINING_EXCLUDES,
+    pairs: pairCounts,
+    options: { vocab: o.vocab, contexts: o.contexts, minDf: o.minDf, maxPerRow: o.maxPerRow, sigmaPower: o.sigmaPower, powerIterations: o.powerIterations, sampleEvery: o.sampleEvery, seed: o.seed, decontaminate: o.decontaminate !== false, epochs: o.epochs, batch: o.batch, run: o.run, temperature: o.temperature, learningRate: o.learningRate },
   });
   const bytes = encodeStaticTable(table);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, bytes);
   lap('write');
   log(`wrote ${out} (${(bytes.length / 1e6).toFixed(2)} MB, ${table.header.words} words × ${table.header.dims})`);
-  return { out, bytes: bytes.length, files: corpus.files, documents, words: table.header.words, dims: table.header.dims, seconds };
+  return { out, bytes: bytes.length, files: corpus.files, documents, words: table.header.words, dims: table.header.dims, pairs: pairCounts, loss, seconds };
 }
 
-/** Rows U·Σ^p, normalized, then int8 with one scale per row; IDF from document frequency. */
-function quantize(u: Float64Array, sigma: Float64Array, dims: number, power: number, words: string[], df: Int32Array, documents: number, provenance: Record<string, unknown>): StaticTable {
+/** Rows U·Σ^p, normalized: the starting word vectors. */
+function initialRows(u: Float64Array, sigma: Float64Array, n: number, dims: number, power: number): Float32Array {
+  const out = new Float32Array(n * dims);
+  for (let i = 0; i < n; i++) {
+    let norm = 0;
+    for (let d = 0; d < dims; d++) norm += (u[i * dims + d] * Math.pow(sigma[d], power)) ** 2;
+    norm = Math.sqrt(norm) || 1;
+    for (let d = 0; d < dims; d++) out[i * dims + d] = (u[i * dims + d] * Math.pow(sigma[d], power)) / norm;
+  }
+  return out;
+}
+
+function idfOf(df: Int32Array, documents: number): Float32Array {
+  return Float32Array.from(df, (x) => Math.log((documents + 1) / (x + 1)) + 1);
+}
+
+/** int8 with one scale per row; the rows keep their trained lengths (a word's weight in a mean). */
+function quantize(t: Table, words: string[], provenance: Record<string, unknown>): StaticTable {
+  const { dims } = t;
   const n = words.length;
   const vectors = new Int8Array(n * dims);
   const scale = new Float32Array(n);
-  const idf = new Float32Array(n);
-  const row = new Float64Array(dims);
   for (let i = 0; i < n; i++) {
-    let norm = 0;
-    for (let d = 0; d < dims; d++) {
-      row[d] = u[i * dims + d] * Math.pow(sigma[d], power);
-      norm += row[d] * row[d];
-    }
-    norm = Math.sqrt(norm) || 1;
     let max = 0;
-    for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(row[d] / norm));
+    for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(t.vectors[i * dims + d]));
     const s = max > 0 ? max / 127 : 1;
-    for (let d = 0; d < dims; d++) vectors[i * dims + d] = Math.round(row[d] / norm / s);
+    for (let d = 0; d < dims; d++) vectors[i * dims + d] = Math.round(t.vectors[i * dims + d] / s);
     scale[i] = s;
-    idf[i] = Math.log((documents + 1) / (df[i] + 1)) + 1;
   }
-  return { header: { dims, words: n, ...provenance }, vocab: words, idf, scale, vectors };
+  return { header: { dims, words: n, ...provenance }, vocab: words, idf: t.idf, scale, vectors };
+}
+
+function repoRoot(): string {
+  const inBuild = __dirname.split(path.sep).includes('dist');
+  return path.resolve(__dirname, inBuild ? '../../..' : '../..');
 }
 
 /** server/assets/static-embeddings.bin, from the build (dist/server/eval) or the sources (server/eval). */
@@ -143,7 +201,7 @@ function parseArgs(argv: string[]): TrainOptions {
     }
     const v = argv[++i];
     if (v === undefined) throw new Error(`--${m[1]} needs a value`);
-    o[key] = key === 'root' || key === 'out' ? v : Number(v);
+    o[key] = key === 'root' || key === 'out' || key === 'nodeModules' || key === 'initOut' ? v : Number(v);
     if (typeof o[key] === 'number' && !Number.isFinite(o[key])) throw new Error(`--${m[1]} needs a number, got ${v}`);
   }
   return o as TrainOptions;

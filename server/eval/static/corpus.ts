@@ -28,6 +28,8 @@ export interface CorpusOptions {
   maxWordsPerDoc?: number;
   workers?: number;
   onProgress?: (done: number, total: number) => void;
+  /** Sees every extracted entity too (training pairs are collected in the same walk). */
+  onEntity?: (e: ExtractedEntity, file: string) => void;
 }
 
 /** Walks a code base and calls `visit` with every extracted code entity and its file path. */
@@ -67,6 +69,7 @@ export async function buildCorpus(opts: CorpusOptions): Promise<Corpus> {
   let used = 0;
   const cap = opts.maxWordsPerDoc ?? 96;
   const files = await forEachEntity(opts.root, opts, (e, file) => {
+    opts.onEntity?.(e, file);
     if (!DOC_KINDS.has(e.kind)) return;
     if (e.docstring && opts.skipDocstring?.(e.docstring)) return;
     const distinct = new Set<number>();

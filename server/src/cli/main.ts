@@ -7,7 +7,7 @@ import { CHANGES_DEFAULT_DEPTH, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX,
 import { findWorkspaceRoot } from '../engine/config/root';
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
-import { formatChanges, formatSearch, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
+import { formatChanges, formatSearch, formatSearchFiles, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
 import { closeOnSignal, finishVectors, openEngine, runIndex, type GlobalOptions } from './run';
 
 const intArg = (min: number, max: number) => (v: string) => {
@@ -72,12 +72,14 @@ export function buildProgram(): Command {
     .option('--kind <kind...>', 'only these kinds (function, method, class, module, ...)')
     .option('--path <path...>', 'only under these paths or globs')
     .addOption(maxTokensOption())
-    .action(async (query: string, o: GlobalOptions & { limit: number; kind?: string[]; path?: string[]; maxTokens?: number }) => {
+    .option('--files', 'rank files instead of entities ("which file do I open?")', false)
+    .option('--tests', 'rank test code like any other (default: after the code it tests)', false)
+    .action(async (query: string, o: GlobalOptions & { limit: number; kind?: string[]; path?: string[]; maxTokens?: number; files: boolean; tests: boolean }) => {
       const r = await withEngine(o, async (e) => {
         await finishVectors(e, o); // the streams it reports are complete: the same query, the same answer
-        return e.search({ query, limit: o.limit, kinds: o.kind as never, paths: o.path, maxTokens: o.maxTokens });
+        return e.search({ query, limit: o.limit, kinds: o.kind as never, paths: o.path, maxTokens: o.maxTokens, includeTests: o.tests, files: o.files });
       });
-      print(o.json, r, () => formatSearch(r));
+      print(o.json, r, () => (o.files ? formatSearchFiles(r) : formatSearch(r)));
     });
 
   common(program.command('skeleton <file>').description('signatures and docstrings of a file, bodies elided'))

@@ -34,6 +34,13 @@ export function formatWindow(w: Window): string {
 /** How many distinct unresolved names the summary line names before "…". */
 const UNRESOLVED_NAMED = 6;
 
+export function formatSearchFiles(r: SearchResponse): string {
+  const files = r.files ?? [];
+  if (!files.length) return `no results (streams: ${r.streams.join(', ')})`;
+  const w = Math.max(...files.map((f) => f.file.length));
+  return files.map((f) => `${f.score.toFixed(4)}  ${f.file.padEnd(w)}  ${f.hits.length} hit${f.hits.length === 1 ? '' : 's'}: ${f.hits.slice(0, 3).map((id) => id.slice(id.lastIndexOf(':') + 1)).join(', ')}`).join('\n');
+}
+
 /**
  * A trace as an indented tree. Unresolved names (builtins, libraries) stay in the data but are
  * one summary line here unless `unresolved` is set: they are most of a deep trace's lines and

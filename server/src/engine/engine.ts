@@ -8,10 +8,10 @@ import type {
   ChangesResponse,
   DocsLevel,
   IndexSummary,
-  SearchResponse,
   StreamProgress,
   Relation,
   SearchParams,
+  SearchResponse,
   Skeleton,
   StatsResponse,
   StatusResponse,
@@ -39,6 +39,7 @@ import { Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
 import { SearchService, type DetailedSearch } from './search/service';
+import { SignalStream } from './search/signals';
 import { skeletonOf } from './skeleton/service';
 import { openDatabase, type Db } from './store/db';
 import { FtsIndex } from './store/fts';
@@ -103,10 +104,12 @@ export class Engine {
     this.graph = new Graph(this.store, projectFiles(this.root));
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
     this.docs = new OpenDocuments(this.store, this.graph, parsers, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-    const lexical = new LexicalStream(new FtsIndex(db));
+    const fts = new FtsIndex(db);
+    const lexical = new LexicalStream(fts);
     this.embeddings = new EmbeddingService(this.store, opts.embeddings, this.log);
     const exact = new ExactNameStream(this.store);
-    this.search_ = new SearchService(this.store, () => [lexical, exact, ...this.embeddings.streams()]);
+    const signals = new SignalStream(this.store, fts);
+    this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()]);
   }
 
   static async open(options: EngineOptions): Promise<Engine> {
@@ -343,8 +346,8 @@ export class Engine {
 
   async search(params: SearchParams): Promise<SearchResponse> {
     const maxTokens = checkMaxTokens(params.maxTokens);
-    const { results, streams } = await this.searchDetailed(params);
-    const r: SearchResponse = { results, streams };
+    const { results, streams, files } = await this.searchDetailed(params);
+    const r: SearchResponse = { results, streams, ...(files ? { files } : {}) };
     const incomplete = this.embeddings.progress().filter((p) => !p.complete).map((p) => p.stream);
     if (incomplete.length) r.incomplete = incomplete;
     return maxTokens === undefined ? r : fitSearch(r, maxTokens);

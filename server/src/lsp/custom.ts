@@ -13,6 +13,7 @@ import {
   type EmbeddingStatus,
   type FilesResponse,
   type SearchParams,
+  type SearchFileResult,
   type SearchResponse,
   type SearchResult,
   type SkeletonResponse,
@@ -47,6 +48,10 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
   const paths = P.optionalStrings(method, o, 'paths');
   if (paths) params.paths = paths;
   const maxTokens = maxTokensParam(method, o);
+  const includeTests = P.optionalBool(method, o, 'includeTests');
+  if (includeTests !== undefined) params.includeTests = includeTests;
+  const files = P.optionalBool(method, o, 'files');
+  if (files !== undefined) params.files = files;
 
   const answers = await Promise.all(workspaces.list().map(async (ws) => ({ ws, res: await ws.engine.search(params) })));
   const streams = new Set<string>();
@@ -58,9 +63,17 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
   if (answers.length > 1) results.sort((a, b) => b.score - a.score);
   // With one folder the engine's own limit applies; merged answers keep the largest one asked.
   const cap = limit ?? Math.max(0, ...answers.map((a) => a.res.results.length));
-  const merged = { results: results.slice(0, cap), streams: [...streams] };
+  const fileRanking = files ? mergeFiles(answers.map((a) => (a.res.files ?? []).map((f) => ({ ...f, uri: pathToUri(a.ws.engine.absolutePath(f.file)) }))), cap) : undefined;
+  const merged = { results: results.slice(0, cap), streams: [...streams], ...(fileRanking ? { files: fileRanking } : {}) };
   // The budget applies to the merged answer, so it is cut here, once.
   return maxTokens === undefined ? merged : fitSearch(merged, maxTokens);
+}
+
+/** Several folders' file rankings as one, by score (each file with its URI: paths alone are ambiguous across folders). */
+function mergeFiles(lists: SearchFileResult[][], cap: number): SearchFileResult[] {
+  const all = lists.flat();
+  if (lists.length > 1) all.sort((a, b) => b.score - a.score);
+  return all.slice(0, cap);
 }
 
 export function skeleton(workspaces: Workspaces, method: string, raw: unknown): SkeletonResponse {

@@ -32,6 +32,13 @@ export function optionalInt(method: string, obj: Obj, key: string, min: number, 
   return v;
 }
 
+export function optionalBool(method: string, obj: Obj, key: string): boolean | undefined {
+  const v = obj[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw invalidParams(method, `'${key}' must be true or false (got ${JSON.stringify(v)})`);
+  return v;
+}
+
 /** An optional array of strings, each one of `allowed` when given. */
 export function optionalStrings<T extends string>(
   method: string,

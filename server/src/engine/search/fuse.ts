@@ -1,4 +1,6 @@
-// Reciprocal Rank Fusion: score(d) = Σ over streams of 1 / (k + rank of d in that stream).
+// Weighted Reciprocal Rank Fusion: score(d) = Σ over streams of w_s / (k + rank of d in s).
+// Weights come from the query's profile (./weights.ts); a missing weight counts 1, so plain
+// RRF is the case where every weight is 1.
 export const RRF_K = 60;
 
 export interface Fused {
@@ -8,13 +10,14 @@ export interface Fused {
   ranks: Record<string, number>;
 }
 
-export function reciprocalRankFusion(lists: Record<string, number[]>, k = RRF_K): Fused[] {
+export function reciprocalRankFusion(lists: Record<string, number[]>, k = RRF_K, weights: Record<string, number> = {}): Fused[] {
   const byEid = new Map<number, Fused>();
   for (const [stream, eids] of Object.entries(lists)) {
+    const w = weights[stream] ?? 1;
     eids.forEach((eid, i) => {
       let f = byEid.get(eid);
       if (!f) byEid.set(eid, (f = { eid, score: 0, ranks: {} }));
-      f.score += 1 / (k + i + 1);
+      f.score += w / (k + i + 1);
       f.ranks[stream] = i + 1;
     });
   }

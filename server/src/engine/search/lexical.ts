@@ -1,8 +1,11 @@
 // The lexical stream: the query as a phrase first, then all of its words, then any of them
 // (BM25 ranks within each step; earlier steps rank first). Identifiers in the query are split
-// like indexed names are, so `validateToken` finds `validate_token`.
+// like indexed names are, so `validateToken` finds `validate_token`. A long query (a pasted bug
+// report) is not OR-ed word for word — hundreds of common words make every hub entity match —
+// but cut to its rarest terms by document frequency.
 import type { FtsIndex } from '../store/fts';
 import { splitIdentifier } from '../store/words';
+import { proseOf } from './query';
 import type { SearchStream } from './types';
 
 const STOP_WORDS = new Set(
@@ -23,6 +26,10 @@ export function queryTerms(query: string): string[] {
 
 const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
 
+/** Terms a long query keeps, and the share of entities above which a term is too common. */
+export const LONG_QUERY_TERMS = 32;
+const COMMON_SHARE = 0.05;
+
 export class LexicalStream implements SearchStream {
   readonly name = 'lexical';
 
@@ -33,10 +40,11 @@ export class LexicalStream implements SearchStream {
   }
 
   searchSync(query: string, k: number): number[] {
-    const terms = queryTerms(query);
+    const terms = queryTerms(proseOf(query));
     if (!terms.length) return [];
     const content = terms.filter((t) => !STOP_WORDS.has(t));
     const words = content.length ? content : terms;
+    if (words.length > LONG_QUERY_TERMS) return this.searchLong(words, k);
     const steps: string[] = [];
     if (terms.length > 1) steps.push(quote(terms.join(' ')));
     steps.push(words.map(quote).join(' AND '));
@@ -54,5 +62,22 @@ export class LexicalStream implements SearchStream {
       }
     }
     return out;
+  }
+
+  /** The rarest terms that the index holds (none too common), OR-ed: BM25 weighs them by IDF. */
+  private searchLong(words: string[], k: number): number[] {
+    const docs = this.fts.documents();
+    const df = new Map(words.map((w) => [w, this.fts.documentFrequency(w)]));
+    const known = words.filter((w) => (df.get(w) ?? 1) !== 0);
+    const rare = known.filter((w) => (df.get(w) ?? 0) <= docs * COMMON_SHARE);
+    const pool = rare.length >= 3 ? rare : known;
+    // Stable: equal frequencies keep query order, so the same text always asks the same thing.
+    const chosen = pool
+      .map((w, i) => ({ w, i, df: df.get(w) ?? 0 }))
+      .sort((a, b) => a.df - b.df || a.i - b.i)
+      .slice(0, LONG_QUERY_TERMS)
+      .map((x) => x.w);
+    if (!chosen.length) return [];
+    return this.fts.search(chosen.map(quote).join(' OR '), k).map((h) => h.eid);
   }
 }

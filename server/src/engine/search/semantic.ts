@@ -4,6 +4,7 @@
 // broken model for long: past its time budget it answers nothing and lexical search carries on.
 import type { Embedder } from '../embed/embedder';
 import type { VectorStore } from '../store/vectors';
+import { proseOf } from './query';
 import type { SearchStream } from './types';
 
 export interface VectorStreamOptions {
@@ -25,7 +26,7 @@ export class VectorStream implements SearchStream {
   async search(query: string, k: number): Promise<number[]> {
     if (typeof query !== 'string' || !query.trim() || !(k > 0)) return [];
     try {
-      const v = await withBudget(this.embedder.embed([query], 'query'), this.opts.budgetMs ?? 2000);
+      const v = await withBudget(this.embedder.embed([proseOf(query)], 'query'), this.opts.budgetMs ?? 2000);
       const q = v?.[0];
       if (!q || !q.some((x) => x !== 0)) return []; // nothing the embedder knows: no direction
       return this.vectors.knn(this.space, q, k, { binary: this.opts.binary }).map((h) => h.eid);

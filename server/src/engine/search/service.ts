@@ -1,13 +1,20 @@
-// Hybrid search: every available stream over-retrieves, RRF fuses, then kind and path filters
-// apply. Streams come and go (a model finishes loading); the service asks for them per query.
+// Hybrid search: every available stream over-retrieves, weighted RRF fuses (weights by kind of
+// query, ./weights.ts), a name that exists goes first, test code is demoted unless asked for,
+// then kind and path filters apply; files are ranked from their entities' scores. Streams come
+// and go (a model finishes loading); the service asks for them per query.
 import picomatch from 'picomatch';
-import type { EntityKind, SearchParams, SearchResponse, SearchResult } from '../../../../protocol';
+import type { EntityKind, SearchFileResult, SearchParams, SearchResponse, SearchResult } from '../../../../protocol';
 import { ErrorCodes } from '../../../../protocol';
 import { EngineError } from '../errors';
 import type { Store } from '../store/store';
 import type { EntityDbRow } from '../store/rows';
-import { reciprocalRankFusion } from './fuse';
+import { rankFiles } from './files';
+import { reciprocalRankFusion, type Fused } from './fuse';
+import { analyzeQuery } from './query';
+import { isTestPath } from './tests';
 import type { SearchStream } from './types';
+import { propagateScores } from './graph-boost';
+import { GRAPH_SHARE, KIND_PRIOR, profileOf, STREAM_WEIGHTS, TEST_DEMOTION } from './weights';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 500;
@@ -15,6 +22,13 @@ export const MAX_LIMIT = 500;
 export interface DetailedSearch extends SearchResponse {
   /** Each stream's own ranking (eids, best first), before fusion. */
   perStream: Record<string, number[]>;
+}
+
+interface Candidate {
+  id: string;
+  row: EntityDbRow;
+  fused: Fused;
+  score: number;
 }
 
 export class SearchService {
@@ -29,14 +43,15 @@ export class SearchService {
 
   async search(params: SearchParams): Promise<DetailedSearch> {
     if (!params || typeof params.query !== 'string') throw new EngineError(ErrorCodes.InvalidParams, 'search needs a `query` string');
+    if (!params.query.trim()) throw new EngineError(ErrorCodes.InvalidParams, 'search needs a non-empty query');
     const limit = params.limit ?? DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       throw new EngineError(ErrorCodes.InvalidParams, `limit must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(params.limit)}`);
     }
     const streams = this.streams();
     const filtered = !!(params.kinds?.length || params.paths?.length);
-    // Filters drop results after fusion: retrieve more when they are on.
-    const k = Math.max(limit * 3, 20) * (filtered ? 5 : 1);
+    // Filters and test demotion reorder after fusion: retrieve more than asked.
+    const k = Math.max(limit * 3, 30) * (filtered ? 5 : 1);
     const perStream: Record<string, number[]> = {};
     await Promise.all(
       streams.map(async (s) => {
@@ -47,20 +62,43 @@ export class SearchService {
         }
       }),
     );
-    const fused = reciprocalRankFusion(perStream);
+    const signals = analyzeQuery(params.query);
+    const profile = profileOf(signals);
+    const fused = reciprocalRankFusion(perStream, undefined, STREAM_WEIGHTS[profile]);
+    if (profile === 'identifier') exactFirst(fused, perStream.exact ?? []);
+
     const kindOk = params.kinds?.length ? new Set<EntityKind>(params.kinds) : null;
     const pathOk = params.paths?.length ? pathFilter(params.paths) : null;
-    const results: SearchResult[] = [];
+    const candidates: Candidate[] = [];
     for (const f of fused) {
       const row = this.store.entityByEid(f.eid);
       if (!row || !row.path) continue;
       if (kindOk && !kindOk.has(row.kind as EntityKind)) continue;
       if (pathOk && !pathOk(row.path)) continue;
-      results.push(toResult(row, f.score, f.ranks));
-      if (results.length >= limit) break;
+      const demote = !params.includeTests && isTestPath(row.path);
+      const prior = profile === 'identifier' ? 1 : (KIND_PRIOR[row.kind] ?? 1);
+      candidates.push({ id: row.id, row, fused: f, score: f.score * prior * (demote ? TEST_DEMOTION : 1) });
     }
-    return { results, streams: streams.map((s) => s.name), perStream };
+    // Stable: equal scores keep the fused order.
+    candidates.sort((a, b) => b.score - a.score);
+    if (profile !== 'identifier') propagateScores(candidates, this.store, GRAPH_SHARE);
+    const results = candidates.slice(0, limit).map((c) => toResult(c.row, c.score, c.fused.ranks));
+    const files: SearchFileResult[] | undefined = params.files ? rankFiles(candidates.map((c) => ({ id: c.row.id, file: c.row.path!, score: c.score })), limit) : undefined;
+    return { results, streams: streams.map((s) => s.name), ...(files ? { files } : {}), perStream };
   }
+}
+
+/** An identifier query's exact matches lead, in the exact stream's order, whatever fusion said. */
+function exactFirst(fused: Fused[], exact: number[]): void {
+  if (!exact.length) return;
+  const top = fused[0]?.score ?? 0;
+  const lead = new Map(exact.map((eid, i) => [eid, i]));
+  for (const f of fused) {
+    const i = lead.get(f.eid);
+    // Just above the best fused score, in the exact stream's order.
+    if (i !== undefined) f.score = top + (exact.length - i) * 1e-4;
+  }
+  fused.sort((a, b) => b.score - a.score);
 }
 
 function pathFilter(paths: string[]): (p: string) => boolean {

@@ -12,8 +12,10 @@ export interface FtsHit {
 
 export class FtsIndex {
   private readonly stmt;
+  private dfStmt: { get(term: string): unknown } | null | undefined;
+  private docsStmt: { get(): unknown } | undefined;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.stmt = db.prepare(
       `SELECT rowid AS eid, bm25(entities_fts, ${WEIGHTS.join(', ')}) AS score FROM entities_fts
        WHERE entities_fts MATCH ? ORDER BY score LIMIT ?`,
@@ -27,5 +29,29 @@ export class FtsIndex {
     } catch {
       return [];
     }
+  }
+
+  /**
+   * How many entities hold a (lower-case) term, from FTS5's own vocabulary (a temp fts5vocab
+   * table: nothing is written to the index). null when the vocabulary cannot be read.
+   */
+  documentFrequency(term: string): number | null {
+    if (this.dfStmt === undefined) {
+      try {
+        this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.entities_fts_terms USING fts5vocab(main, 'entities_fts', 'row')`);
+        this.dfStmt = this.db.prepare('SELECT doc FROM temp.entities_fts_terms WHERE term = ?');
+      } catch {
+        this.dfStmt = null;
+      }
+    }
+    if (!this.dfStmt) return null;
+    const row = this.dfStmt.get(term) as { doc: number } | undefined;
+    return row?.doc ?? 0;
+  }
+
+  /** Entities in the lexical index (for inverse document frequencies). */
+  documents(): number {
+    this.docsStmt ??= this.db.prepare('SELECT count(*) AS n FROM entities');
+    return (this.docsStmt.get() as { n: number }).n;
   }
 }

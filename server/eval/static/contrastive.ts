@@ -1,0 +1,171 @@
+// Contrastive training of the static table: word vectors such that the IDF-weighted mean of a
+// text's words lands near the mean of its code's words, and away from the other code in the
+// batch (InfoNCE with in-batch negatives, both directions, as in sentence-transformers'
+// MultipleNegativesRankingLoss). Batches are made of runs of pairs from the same file, so many
+// negatives are hard ones: same module, same vocabulary, different function. Plain TypeScript,
+// sequential and seeded: the same pairs and options give the same table, bit for bit.
+import type { WeightedText } from '../../src/engine/embed/static-embedder';
+import { staticWords } from '../../src/engine/embed/words';
+import { mulberry32 } from '../random';
+import type { Pair } from './pairs';
+
+export interface ContrastiveOptions {
+  epochs: number;
+  batch: number;
+  /** Pairs per same-file run inside a batch (hard negatives). */
+  run: number;
+  temperature: number;
+  learningRate: number;
+  seed: number;
+  log?: (m: string) => void;
+}
+
+/** A text as the table sees it: word rows and their weights (idf · √count · part weight). */
+interface Bag {
+  ids: Int32Array;
+  w: Float32Array;
+}
+
+export interface Table {
+  words: number;
+  dims: number;
+  /** words × dims, float, trained in place. */
+  vectors: Float32Array;
+  idf: Float32Array;
+  index: Map<string, number>;
+}
+
+function bag(t: Table, parts: WeightedText[]): Bag | null {
+  const counts = new Map<number, number>();
+  for (const [text, weight] of parts) {
+    if (!text || !(weight > 0)) continue;
+    for (const w of staticWords(text)) {
+      const i = t.index.get(w);
+      if (i !== undefined) counts.set(i, (counts.get(i) ?? 0) + weight);
+    }
+  }
+  if (!counts.size) return null;
+  const ids = Int32Array.from(counts.keys());
+  const w = Float32Array.from(ids, (i) => t.idf[i] * Math.sqrt(counts.get(i)!));
+  return { ids, w };
+}
+
+/** Sum of weighted rows into `out` (dims), returns its norm. */
+function embed(t: Table, b: Bag, out: Float64Array): number {
+  out.fill(0);
+  const d = t.dims;
+  for (let j = 0; j < b.ids.length; j++) {
+    const row = b.ids[j] * d;
+    const w = b.w[j];
+    for (let k = 0; k < d; k++) out[k] += w * t.vectors[row + k];
+  }
+  let n = 0;
+  for (let k = 0; k < d; k++) n += out[k] * out[k];
+  return Math.sqrt(n) || 1;
+}
+
+export function trainContrastive(t: Table, pairs: Pair[], o: ContrastiveOptions): { loss: number[]; pairs: number } {
+  const log = o.log ?? (() => {});
+  const usable: Array<{ key: string; q: Bag; c: Bag }> = [];
+  for (const p of pairs) {
+    const q = bag(t, [[p.query, 1]]);
+    const c = bag(t, p.code);
+    if (q && c) usable.push({ key: p.key, q, c });
+  }
+  usable.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // Runs of consecutive pairs (same file, then neighbouring files) are the shuffling unit.
+  const runs: number[][] = [];
+  for (let i = 0; i < usable.length; i += o.run) runs.push([...Array(Math.min(o.run, usable.length - i)).keys()].map((k) => i + k));
+  const rand = mulberry32(o.seed);
+  const d = t.dims;
+  const B = o.batch;
+  const accum = new Float32Array(t.vectors.length).fill(1e-6); // Adagrad
+  const q = Array.from({ length: B }, () => new Float64Array(d));
+  const c = Array.from({ length: B }, () => new Float64Array(d));
+  const qn = new Float64Array(B);
+  const cn = new Float64Array(B);
+  const dq = Array.from({ length: B }, () => new Float64Array(d));
+  const dc = Array.from({ length: B }, () => new Float64Array(d));
+  const s = new Float64Array(B * B);
+  const losses: number[] = [];
+  for (let epoch = 0; epoch < o.epochs; epoch++) {
+    for (let i = runs.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [runs[i], runs[j]] = [runs[j], runs[i]];
+    }
+    const order = runs.flat();
+    let total = 0;
+    let batches = 0;
+    for (let start = 0; start + B <= order.length; start += B) {
+      const items = order.slice(start, start + B).map((i) => usable[i]);
+      for (let i = 0; i < B; i++) {
+        qn[i] = embed(t, items[i].q, q[i]);
+        cn[i] = embed(t, items[i].c, c[i]);
+        for (let k = 0; k < d; k++) {
+          q[i][k] /= qn[i];
+          c[i][k] /= cn[i];
+        }
+      }
+      for (let i = 0; i < B; i++) {
+        for (let j = 0; j < B; j++) {
+          let dot = 0;
+          for (let k = 0; k < d; k++) dot += q[i][k] * c[j][k];
+          s[i * B + j] = dot / o.temperature;
+        }
+      }
+      // Symmetric InfoNCE: rows (text → code) and columns (code → text); dS = softmax − I.
+      const g = new Float64Array(B * B);
+      let loss = 0;
+      for (let pass = 0; pass < 2; pass++) {
+        for (let i = 0; i < B; i++) {
+          const at = (j: number) => (pass === 0 ? i * B + j : j * B + i);
+          let max = -Infinity;
+          for (let j = 0; j < B; j++) max = Math.max(max, s[at(j)]);
+          let z = 0;
+          for (let j = 0; j < B; j++) z += Math.exp(s[at(j)] - max);
+          loss += -(s[at(i)] - max - Math.log(z));
+          for (let j = 0; j < B; j++) g[at(j)] += (Math.exp(s[at(j)] - max) / z - (i === j ? 1 : 0)) / (2 * B * o.temperature);
+        }
+      }
+      total += loss / (2 * B);
+      batches++;
+      for (let i = 0; i < B; i++) {
+        dq[i].fill(0);
+        dc[i].fill(0);
+      }
+      for (let i = 0; i < B; i++) {
+        for (let j = 0; j < B; j++) {
+          const gij = g[i * B + j];
+          if (gij === 0) continue;
+          for (let k = 0; k < d; k++) {
+            dq[i][k] += gij * c[j][k];
+            dc[j][k] += gij * q[i][k];
+          }
+        }
+      }
+      for (let i = 0; i < B; i++) {
+        backprop(t, items[i].q, q[i], qn[i], dq[i], accum, o.learningRate);
+        backprop(t, items[i].c, c[i], cn[i], dc[i], accum, o.learningRate);
+      }
+    }
+    losses.push(Math.round((total / Math.max(1, batches)) * 1e4) / 1e4);
+    log(`  contrastive epoch ${epoch + 1}/${o.epochs}: loss ${losses[losses.length - 1]} over ${batches} batches of ${B}`);
+  }
+  return { loss: losses, pairs: usable.length };
+}
+
+/** Through the normalization (dU = (dE − E·(E·dE)) / |U|) to each word row, Adagrad step. */
+function backprop(t: Table, b: Bag, e: Float64Array, norm: number, de: Float64Array, accum: Float32Array, lr: number): void {
+  const d = t.dims;
+  let dot = 0;
+  for (let k = 0; k < d; k++) dot += e[k] * de[k];
+  for (let j = 0; j < b.ids.length; j++) {
+    const row = b.ids[j] * d;
+    const w = b.w[j] / norm;
+    for (let k = 0; k < d; k++) {
+      const grad = w * (de[k] - e[k] * dot);
+      accum[row + k] += grad * grad;
+      t.vectors[row + k] -= (lr * grad) / Math.sqrt(accum[row + k]);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+// The signals stream: what a bug report or traceback names exactly. Frames point at a function in
+// a file (innermost first, the entity holding the line best of all), dotted names and code-like
+// identifiers at entities of that name, quoted or raised messages at the bodies that spell them
+// out. Silent when the query names nothing the workspace holds, so prose queries lose nothing.
+import type { FtsIndex } from '../store/fts';
+import type { EntityDbRow } from '../store/rows';
+import type { Store } from '../store/store';
+import { analyzeQuery, frameName, literalRuns, type QuerySignals } from './query';
+import type { SearchStream } from './types';
+
+const CODE_KINDS = new Set(['function', 'method', 'class']);
+/** A name held by more entities than this says little about which one is meant. */
+const MAX_NAMESAKES = 25;
+
+/** Points each kind of evidence gives (shared among its candidates: a unique match counts most). */
+const POINTS = { frameLine: 10, frameName: 6, dotted: 6, message: 5, identifier: 3, decay: 0.7 };
+/** An exception class named in a report is what went wrong, rarely where: its raisers are. */
+const ERROR_CLASS = 0.3;
+const isErrorClass = (r: EntityDbRow) => r.kind === 'class' && /(Error|Exception|Warning)$/.test(r.name);
+
+export class SignalStream implements SearchStream {
+  readonly name = 'signals';
+
+  constructor(
+    private readonly store: Store,
+    private readonly fts: FtsIndex,
+  ) {}
+
+  async search(query: string, k: number): Promise<number[]> {
+    return this.searchSignals(analyzeQuery(query), k);
+  }
+
+  searchSignals(s: QuerySignals, k: number): number[] {
+    if (s.identifier) return [];
+    const score = new Map<number, number>();
+    const add = (rows: EntityDbRow[], points: number) => {
+      const code = rows.filter((r) => r.path !== null && CODE_KINDS.has(r.kind));
+      if (!code.length || code.length > MAX_NAMESAKES) return;
+      const each = points / Math.sqrt(code.length);
+      for (const r of code) score.set(r.eid, (score.get(r.eid) ?? 0) + each * (isErrorClass(r) ? ERROR_CLASS : 1));
+    };
+
+    s.frames.forEach((f, i) => {
+      const file = this.workspaceFile(f.file);
+      const name = frameName(f);
+      if (!file || !name) return;
+      const decay = Math.pow(POINTS.decay, i);
+      const named = this.store.entitiesOfFile(file).filter((r) => r.name === name);
+      const holding = named.filter((r) => r.sr !== null && r.er !== null && r.sr + 1 <= f.line && f.line <= r.er + 1);
+      if (holding.length) add(holding.slice(-1), POINTS.frameLine * decay); // innermost holder
+      else add(named, POINTS.frameName * decay);
+    });
+    for (const d of s.dotted) add(this.dottedMatches(d), POINTS.dotted);
+    for (const m of s.messages) {
+      for (const run of literalRuns(m)) {
+        const hits = this.fts.search(`"${run.replace(/"/g, '""')}"`, MAX_NAMESAKES + 1).map((h) => this.store.entityByEid(h.eid)).filter((r): r is EntityDbRow => !!r);
+        add(hits, POINTS.message);
+      }
+    }
+    for (const id of s.identifiers) add(this.store.entitiesNamed(id), POINTS.identifier);
+    return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k).map(([eid]) => eid);
+  }
+
+  /** The workspace file a traceback path points at: the longest path suffix the index holds. */
+  private workspaceFile(file: string): string | null {
+    const parts = file.replace(/\\/g, '/').split('/').filter(Boolean);
+    for (let i = 0; i < parts.length; i++) {
+      const candidate = parts.slice(i).join('/');
+      if (this.store.file(candidate)) return candidate;
+    }
+    return null;
+  }
+
+  /** Entities a dotted name can mean: `A.b` is method b of A, or b in a module path ending in A. */
+  private dottedMatches(dotted: string): EntityDbRow[] {
+    const dot = dotted.lastIndexOf('.');
+    const [owner, name] = [dotted.slice(0, dot), dotted.slice(dot + 1)];
+    const ownerPath = owner.replace(/\./g, '/');
+    return this.store.entitiesNamed(name).filter((r) => {
+      if (r.qname.endsWith(dotted) || r.qname.endsWith(`${owner.slice(owner.lastIndexOf('.') + 1)}.${name}`)) return true;
+      const mod = (r.path ?? '').replace(/\.[^./]+$/, '').replace(/\/__init__$/, '');
+      return r.qname === name && (mod === ownerPath || mod.endsWith(`/${ownerPath}`));
+    });
+  }
+}

@@ -1,0 +1,33 @@
+// How much each stream and each feature counts, by kind of query: a row of data per profile,
+// tuned on the dev halves of `npm run eval -- retrieval` and checked on the test halves (the
+// figures are in README.md of this folder). Streams not named count 1.
+import type { QuerySignals } from './query';
+
+export type QueryProfile = 'identifier' | 'prose' | 'report';
+
+export const STREAM_WEIGHTS: Record<QueryProfile, Record<string, number>> = {
+  // A name that exists goes first anyway (service.ts); the rest fuse evenly.
+  identifier: { exact: 1, lexical: 1, signals: 1, static: 1 },
+  // Dev grid lexical ∈ {0.5..3}, static 1: 1 was best on the docstring set, 3 on web; even.
+  prose: { exact: 1, lexical: 1, signals: 1, static: 1 },
+  // Dev grid lexical ∈ {0.5,1,2} × signals ∈ {1,2,4} × static ∈ {0.5,1} on the bug reports.
+  report: { exact: 1, lexical: 0.5, signals: 4, static: 1 },
+};
+
+/** Score factor by entity kind for prose and reports: they ask for code that does something. */
+export const KIND_PRIOR: Record<string, number> = { global: 0.5, attr: 0.5, module: 0.5 };
+
+/** Score factor of test code when the query did not ask for tests. */
+export const TEST_DEMOTION = 0.3;
+
+/**
+ * Share of a linked top hit's score passed on by graph propagation (./graph-boost.ts). Off: on
+ * the dev halves 0.1 gained on web (+0.03) and bug reports (+0.04) but lost on docstrings
+ * (−0.03, the largest set); 0.3 lost on both docstrings and reports.
+ */
+export const GRAPH_SHARE = 0;
+
+export function profileOf(s: QuerySignals): QueryProfile {
+  if (s.identifier) return 'identifier';
+  return s.long || s.frames.length ? 'report' : 'prose';
+}

@@ -1,0 +1,101 @@
+// Ranking on the search fixture (fixtures/search): names that exist come first, a traceback
+// finds the function it points into, tests come after the code they test unless asked for,
+// files are ranked, and an empty query is the same clear error in the engine and the CLI.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFixture, openWorkspace, type TestWorkspace } from './helpers/workspace';
+
+let ws: TestWorkspace;
+beforeAll(async () => {
+  ws = await openWorkspace('search');
+  await ws.engine.embeddings.idle();
+});
+afterAll(() => ws.dispose());
+
+const ids = async (params: Parameters<TestWorkspace['engine']['search']>[0]) => (await ws.engine.search({ limit: 5, ...params })).results.map((r) => r.id);
+
+const TRACEBACK = `Invoices with a currency crash
+
+Traceback (most recent call last):
+  File "/home/me/app/run.py", line 3, in main
+    render_invoice(c, lines, "de")
+  File "/opt/venv/lib/billing/invoice.py", line 17, in total_due
+    subtotal = sum(parse_amount(line) for line in lines)
+  File "/opt/venv/lib/billing/invoice.py", line 12, in parse_amount
+    raise InvoiceError("amount is not a number: %r" % text)
+billing.invoice.InvoiceError: amount is not a number: '12 EUR'`;
+
+describe('identifier queries are exact-first', () => {
+  it('a name or dotted name that exists ranks first, ahead of entities that repeat its words', async () => {
+    expect((await ids({ query: 'parametrize' }))[0]).toBe('method:billing/params.py:Metafunc.parametrize');
+    expect((await ids({ query: 'Metafunc.parametrize' }))[0]).toBe('method:billing/params.py:Metafunc.parametrize');
+    expect((await ids({ query: 'parametrize_from_file' }))[0]).toBe('func:billing/params.py:parametrize_from_file');
+  });
+});
+
+describe('bug reports', () => {
+  it('a traceback finds the innermost frame it points into, then its caller', async () => {
+    expect((await ids({ query: TRACEBACK })).slice(0, 2)).toEqual(['func:billing/invoice.py:parse_amount', 'func:billing/invoice.py:total_due']);
+  });
+
+  it('the same report gives the same answer every time', async () => {
+    const first = await ws.engine.search({ query: TRACEBACK, files: true });
+    for (let i = 0; i < 4; i++) expect(await ws.engine.search({ query: TRACEBACK, files: true })).toEqual(first);
+  });
+});
+
+describe('long queries', () => {
+  it('keep the terms the index holds, rarest first, so filler words do not drown them', async () => {
+    const { LexicalStream } = await import('../server/src/engine/search/lexical');
+    const { FtsIndex } = await import('../server/src/engine/store/fts');
+    const fts = new FtsIndex(ws.engine.store.db);
+    expect(fts.documentFrequency('zzzunknown')).toBe(0);
+    expect(fts.documentFrequency('vat')).toBeGreaterThan(0);
+    const filler = Array.from({ length: 40 }, (_, i) => `filler${i}word`).join(' ');
+    const lexical = new LexicalStream(fts);
+    const eids = lexical.searchSync(`${filler} the vat rate ${filler}`, 5);
+    expect(ws.engine.store.entityByEid(eids[0])?.id).toBe('func:billing/tax.py:vat_for');
+  });
+});
+
+describe('test code', () => {
+  it('ranks after the code it tests by default, and like any other with includeTests', async () => {
+    const plain = await ids({ query: 'total due', limit: 10 });
+    expect(plain[0]).toBe('func:billing/invoice.py:total_due');
+    expect(plain.indexOf('func:tests/test_invoice.py:test_total_due')).toBeGreaterThan(plain.indexOf('func:billing/invoice.py:parse_amount'));
+    expect((await ids({ query: 'total due', includeTests: true }))[0]).toBe('func:tests/test_invoice.py:test_total_due');
+  });
+});
+
+describe('file ranking', () => {
+  it('ranks files from their entities when asked, best file first with its hits', async () => {
+    const r = await ws.engine.search({ query: 'invoice amount', files: true, limit: 3 });
+    expect(r.files?.map((f) => f.file)).toEqual(['billing/invoice.py', 'billing/params.py', 'billing/tax.py']);
+    expect(r.files?.[0].hits[0]).toBe('func:billing/invoice.py:parse_amount');
+    expect(r.files?.[0].score).toBeGreaterThan(r.files![1].score);
+    expect((await ws.engine.search({ query: 'invoice amount' })).files).toBeUndefined();
+  });
+});
+
+describe('empty queries', () => {
+  it('are an InvalidParams error in the engine', async () => {
+    await expect(ws.engine.search({ query: '   ' })).rejects.toThrow(/non-empty query/);
+  });
+
+  it('exit 1 with that message in the CLI; --files prints the file ranking', () => {
+    const CLI = path.resolve(__dirname, '../dist/server/src/cli/main.js');
+    const root = copyFixture('search');
+    const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args, '--root', root], { encoding: 'utf8', env: { ...process.env, NSCCN_MODEL: 'none' } });
+    const empty = run('search', '');
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toMatch(/non-empty query/);
+    const files = run('search', 'invoice amount', '--files', '--limit', '2');
+    expect(files.status).toBe(0);
+    expect(files.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1])).toEqual(['billing/invoice.py', 'billing/params.py']);
+    const json = JSON.parse(run('search', 'total due', '--tests', '--json').stdout);
+    expect(json.results[0].id).toBe('func:tests/test_invoice.py:test_total_due');
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});
