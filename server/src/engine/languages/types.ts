@@ -211,6 +211,11 @@ export interface LanguageSupport {
    * `Exception` all but the exit signals); undefined: the graph compares classes.
    */
   handlerCatches?(handler: string, names: ReadonlySet<string>): boolean | undefined;
+  /**
+   * Files that only declare what lives elsewhere (TypeScript `.d.ts`): their entities serve
+   * resolution and skeletons but rank last in search, after the implementations they describe.
+   */
+  isDeclarationFile?(file: string): boolean;
   /** Name of the method a class runs when it is called/constructed (`__init__`, `constructor`). */
   constructorName: string;
   /** The implicit root class, never an external base (`object`); none if the language has none. */

@@ -11,10 +11,11 @@ import type { EntityDbRow } from '../store/rows';
 import { rankFiles } from './files';
 import { reciprocalRankFusion, type Fused } from './fuse';
 import { analyzeQuery } from './query';
+import { languageForPath } from '../languages/registry';
 import { isTestPath } from './tests';
 import type { SearchStream } from './types';
 import { propagateScores } from './graph-boost';
-import { GRAPH_SHARE, KIND_PRIOR, profileOf, STREAM_WEIGHTS, TEST_DEMOTION } from './weights';
+import { DECLARATION_DEMOTION, GRAPH_SHARE, KIND_PRIOR, profileOf, STREAM_WEIGHTS, TEST_DEMOTION } from './weights';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 500;
@@ -76,8 +77,9 @@ export class SearchService {
       if (kindOk && !kindOk.has(row.kind as EntityKind)) continue;
       if (pathOk && !pathOk(row.path)) continue;
       const demote = !params.includeTests && isTestPath(row.path);
+      const declaration = languageForPath(row.path)?.isDeclarationFile?.(row.path) ?? false;
       const prior = profile === 'identifier' ? 1 : (KIND_PRIOR[row.kind] ?? 1);
-      candidates.push({ id: row.id, row, fused: f, score: f.score * prior * (demote ? TEST_DEMOTION : 1) });
+      candidates.push({ id: row.id, row, fused: f, score: f.score * prior * (demote ? TEST_DEMOTION : 1) * (declaration ? DECLARATION_DEMOTION : 1) });
     }
     // Stable: equal scores keep the fused order.
     candidates.sort((a, b) => b.score - a.score);

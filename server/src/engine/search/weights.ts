@@ -17,6 +17,9 @@ export const STREAM_WEIGHTS: Record<QueryProfile, Record<string, number>> = {
 /** Score factor by entity kind for prose and reports: they ask for code that does something. */
 export const KIND_PRIOR: Record<string, number> = { global: 0.5, attr: 0.5, module: 0.5 };
 
+/** Score factor of declaration files (`.d.ts`): the implementation they describe comes first. */
+export const DECLARATION_DEMOTION = 0.1;
+
 /** Score factor of test code when the query did not ask for tests. */
 export const TEST_DEMOTION = 0.3;
 

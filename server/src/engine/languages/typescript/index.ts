@@ -33,6 +33,7 @@ function support(id: string, extensions: string[], wasm: string, queryFiles: str
     builtins: BUILTINS,
     exceptionBases: EXCEPTION_BASES,
     constructorName: 'constructor',
+    isDeclarationFile: (file) => /\.d\.[cm]?ts$/.test(file),
     isPropertyGetter,
   };
 }
