@@ -230,7 +230,6 @@ describe('interrupted runs', () => {
       const again = nsccn(root, 'index', '--json');
       expect(again.code, again.stderr).toBe(0);
       const s = JSON.parse(again.stdout) as IndexSummary;
-      expect(partial).toBeLessThan(201);
       expect(s.parsed).toBe(201 - partial);
       // A killed run leaves its record: the next one says it recovers. (Ctrl-C may close cleanly instead.)
       if (signal === 'SIGKILL') expect(s.notes?.join(' ')).toMatch(/did not finish: every reference is resolved again/);

@@ -8,7 +8,7 @@ import { findWorkspaceRoot } from '../engine/config/root';
 import { Engine } from '../engine/engine';
 import { fromStoreError, isEngineError } from '../engine/errors';
 import { formatChanges, formatSearch, formatSearchFiles, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
-import { closeOnSignal, finishVectors, openEngine, runIndex, type GlobalOptions } from './run';
+import { finishVectors, openGuarded, runIndex, type GlobalOptions } from './run';
 
 const intArg = (min: number, max: number) => (v: string) => {
   const n = Number(v);
@@ -23,12 +23,7 @@ function print(json: boolean, value: unknown, text: () => string): void {
 }
 
 async function withEngine<T>(opts: GlobalOptions, fn: (e: Engine) => Promise<T> | T, refresh = true): Promise<T> {
-  const opening = openEngine(opts);
-  const release = closeOnSignal(opening);
-  const engine = await opening.catch((e) => {
-    release();
-    throw e;
-  });
+  const { engine, release } = await openGuarded(opts);
   try {
     if (refresh) {
       // A query never waits for another process's index run: it answers from what is there, and says so.

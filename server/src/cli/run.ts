@@ -23,12 +23,12 @@ export interface GlobalOptions {
  * index is closed), then exits 130/143. Installed before the engine is open, so that a signal
  * during opening is not the default (an exit without closing). Returns the remover.
  */
-export function closeOnSignal(engine: Engine | Promise<Engine>): () => void {
+export function closeOnSignal(engine: Promise<Engine>): () => void {
   const on = (signal: NodeJS.Signals, code: number) => {
     const handler = () => {
       process.stderr.write(`nsccn: ${signal}: closing the index\n`);
       // Installed before the engine opens: a signal while it opens closes it once it is open.
-      void Promise.resolve(engine)
+      void engine
         .then((e) => e.close())
         .catch(() => undefined)
         .finally(() => process.exit(code));
@@ -84,13 +84,26 @@ export function openEngine(o: GlobalOptions, forIndex = false): Promise<Engine> 
   });
 }
 
-export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
-  const opening = openEngine(o, true);
+/**
+ * Opens the engine with the signal handlers already in place: opening creates and writes the
+ * index synchronously, and a signal that lands before a handler exists ends the process
+ * without closing it. Returns the open engine and the handlers' remover.
+ */
+export async function openGuarded(o: GlobalOptions, forIndex = false): Promise<{ engine: Engine; release: () => void }> {
+  let start!: (e: Promise<Engine>) => void;
+  const opening = new Promise<Engine>((resolve) => (start = resolve));
   const release = closeOnSignal(opening);
-  const engine = await opening.catch((e) => {
+  start(Promise.resolve().then(() => openEngine(o, forIndex)));
+  try {
+    return { engine: await opening, release };
+  } catch (e) {
     release();
     throw e;
-  });
+  }
+}
+
+export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
+  const { engine, release } = await openGuarded(o, true);
   const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: 'indexing [{bar}] {percentage}% {value}/{total} files', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   try {
     let started = false;
