@@ -285,3 +285,25 @@ describe('two processes on one index', () => {
     }
   }, 60_000);
 });
+
+describe('a run killed after its last file was written', () => {
+  test('the next run, with nothing to parse, still resolves every reference', async () => {
+    const root = fixture();
+    const e = await open(root);
+    await e.indexWorkspace();
+    const want = edgeList(e);
+    await e.close();
+    // What a kill during resolution leaves: files committed, the run record of a dead process,
+    // and no edges.
+    const db = new Database(path.join(root, '.nsccn/index.db'));
+    db.exec('DELETE FROM edges');
+    db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('index_run', ?)").run(JSON.stringify({ pid: 2 ** 22 + 7, host: os.hostname(), token: 'dead', started: Date.now(), beat: Date.now() }));
+    db.close();
+    const again = await open(root);
+    const s = await again.indexWorkspace();
+    expect(s.parsed).toBe(0);
+    expect(s.notes?.join(' ')).toMatch(/did not finish/);
+    expect(edgeList(again)).toEqual(want);
+    await again.close();
+  });
+});

@@ -243,6 +243,8 @@ export class Graph {
     const run = this.run;
     this.run = null;
     if (!run) return { resolved: 0 };
+    // A run that changed no file has not loaded the model yet; resolving everything needs it.
+    this.load();
     const { fresh, again } = this.collect(run, selective || run.interleaved, everything);
     const total = fresh.length + again.length;
     // Fresh refs first (they replace edges only if edits resolved them meanwhile), then the rest.
