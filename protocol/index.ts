@@ -126,6 +126,11 @@ export interface ErrorData {
 // usefulness until its JSON (estimated with the engine's BPE-like counter) fits, and says what it
 // dropped in `truncated`. Text views print less than the JSON, so they fit too.
 
+/** Most results a search returns (every face: LSP, CLI, MCP take at most this). */
+export const SEARCH_MAX_LIMIT = 500;
+/** Most lines of context a source window shows around its entity. */
+export const WINDOW_MAX_CONTEXT = 200;
+
 export const MAX_TOKENS_MIN = 20;
 export const MAX_TOKENS_MAX = 1_000_000;
 

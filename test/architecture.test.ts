@@ -52,6 +52,19 @@ describe('ARCHITECTURE.md invariants', () => {
     expect(bad).toEqual([]);
   });
 
+  test('the faces enter the engine by its front door (server/src/engine/index.ts) only', () => {
+    const bad: string[] = [];
+    const faces = [...tsFiles('server/src/lsp'), ...tsFiles('server/src/cli'), ...(fs.existsSync(path.join(ROOT, 'clients/mcp')) ? tsFiles('clients/mcp') : [])];
+    for (const f of faces) {
+      for (const spec of imports(f)) {
+        const t = target(f, spec);
+        if (t.startsWith('server/src/engine/') || (t.startsWith('server/src/engine') && t !== 'server/src/engine')) bad.push(`${f} imports ${spec}`);
+      }
+    }
+    expect(bad).toEqual([]);
+    expect(fs.existsSync(path.join(ROOT, require('../package.json').main.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+  });
+
   test('2. all SQL lives in engine/store: only the store opens SQLite or writes SQL', () => {
     const bad: string[] = [];
     for (const f of ALL) {

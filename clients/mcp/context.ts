@@ -8,7 +8,7 @@
 // does not fit is left out and the next smaller one is tried; the whole text is counted again
 // at the end and trimmed from the least useful line while it is over the budget.
 import { Methods, type SkeletonResponse, type TraceResult } from '../../protocol';
-import { countTokens } from '../../server/src/engine/skeleton/tokens';
+import { countTokens } from '../../server/src/engine';
 import type { ToolContext } from './tools';
 import { searchQuery, type RankedResult } from './query';
 

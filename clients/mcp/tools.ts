@@ -8,6 +8,7 @@ import {
   TRACE_DEFAULT_DEPTH,
   TRACE_DIRECTIONS,
   TRACE_MAX_DEPTH,
+  WINDOW_MAX_CONTEXT,
   type SkeletonResponse,
   type StatusResponse,
   type TraceResult,
@@ -43,9 +44,9 @@ export interface ToolSpec {
 }
 
 export const SEARCH_DEFAULT_LIMIT = 10;
-export const SEARCH_MAX_LIMIT = 100;
+/** Tighter than the protocol's SEARCH_MAX_LIMIT: an agent pays for every hit it reads. */
+export const TOOL_SEARCH_MAX_LIMIT = 100;
 export const WINDOW_DEFAULT_CONTEXT = 3;
-export const WINDOW_MAX_CONTEXT = 200;
 
 const ENTITY_ID = {
   type: 'string',
@@ -66,7 +67,7 @@ const searchAndRank: ToolSpec = {
     type: 'object',
     properties: {
       query: { type: 'string', description: 'What to look for: words, an identifier, a bug report or a traceback.' },
-      limit: { type: 'integer', minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT, description: 'How many hits to return.' },
+      limit: { type: 'integer', minimum: 1, maximum: TOOL_SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT, description: 'How many hits to return.' },
       kind: {
         anyOf: [
           { type: 'string', enum: [...ENTITY_KINDS] },
@@ -85,7 +86,7 @@ const searchAndRank: ToolSpec = {
   async run(raw, ctx) {
     const args = A.object(this.name, raw, ['query', 'limit', 'kind', 'path']);
     const query = A.requiredString(this.name, args, 'query');
-    const limit = A.optionalInt(this.name, args, 'limit', 1, SEARCH_MAX_LIMIT) ?? SEARCH_DEFAULT_LIMIT;
+    const limit = A.optionalInt(this.name, args, 'limit', 1, TOOL_SEARCH_MAX_LIMIT) ?? SEARCH_DEFAULT_LIMIT;
     const kinds = A.optionalList(this.name, args, 'kind', ENTITY_KINDS);
     const paths = A.optionalList(this.name, args, 'path')?.map((p) => ctx.root.pathFilter(p));
     const res = await searchQuery(ctx, { query, limit, ...(kinds ? { kinds } : {}), ...(paths ? { paths } : {}) });

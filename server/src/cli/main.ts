@@ -3,10 +3,10 @@
 // current folder, see engine/config/root.ts) and --json.
 // Exit codes: 0 success, 1 an error (one line on stderr), 2 bad usage.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CHANGES_DEFAULT_DEPTH, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX, MAX_TOKENS_MIN, TRACE_DEFAULT_DEPTH, TRACE_DEFAULT_PATHS, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS, type DocsLevel, type TraceDirection } from '../../../protocol';
-import { findWorkspaceRoot } from '../engine/config/root';
-import { Engine } from '../engine/engine';
-import { fromStoreError, isEngineError } from '../engine/errors';
+import { CHANGES_DEFAULT_DEPTH, SEARCH_MAX_LIMIT, WINDOW_MAX_CONTEXT, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX, MAX_TOKENS_MIN, TRACE_DEFAULT_DEPTH, TRACE_DEFAULT_PATHS, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS, type DocsLevel, type TraceDirection } from '../../../protocol';
+import { findWorkspaceRoot } from '../engine';
+import { Engine } from '../engine';
+import { fromStoreError, isEngineError } from '../engine';
 import { formatChanges, formatSearch, formatSearchFiles, formatSkeleton, formatStats, formatSummary, formatTrace, formatWindow } from './output';
 import { finishVectors, openGuarded, runIndex, type GlobalOptions } from './run';
 
@@ -63,7 +63,7 @@ export function buildProgram(): Command {
   });
 
   common(program.command('search <query>').description('hybrid search for functions, classes, methods'))
-    .option('--limit <n>', 'number of results', intArg(1, 500), 10)
+    .option('--limit <n>', 'number of results', intArg(1, SEARCH_MAX_LIMIT), 10)
     .option('--kind <kind...>', 'only these kinds (function, method, class, module, ...)')
     .option('--path <path...>', 'only under these paths or globs')
     .addOption(maxTokensOption())
@@ -110,7 +110,7 @@ export function buildProgram(): Command {
     });
 
   common(program.command('window <id>').description("an entity's source with line numbers"))
-    .option('--context <n>', 'lines of context around it', intArg(0, 200), 3)
+    .option('--context <n>', 'lines of context around it', intArg(0, WINDOW_MAX_CONTEXT), 3)
     .addOption(maxTokensOption())
     .action(async (id: string, o: GlobalOptions & { context: number; maxTokens?: number }) => {
       const r = await withEngine(o, (e) => e.window(id, o.context, o.maxTokens));

@@ -6,8 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as cliProgress from 'cli-progress';
 import { ErrorCodes, type IndexSummary } from '../../../protocol';
-import { Engine } from '../engine/engine';
-import { EngineError } from '../engine/errors';
+import { Engine } from '../engine';
+import { EngineError } from '../engine';
 
 export interface GlobalOptions {
   root: string;

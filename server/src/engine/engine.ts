@@ -18,7 +18,7 @@ import type {
   TraceResult,
   Window,
 } from '../../../protocol';
-import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS } from '../../../protocol';
+import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS, WINDOW_MAX_CONTEXT } from '../../../protocol';
 import { fitChanges } from './budget/changes';
 import { keepIndexOutOfGit } from './config/index-folder';
 import { loadProjectConfig, withProjectConfig, type ProjectConfig } from './config/project';
@@ -34,7 +34,7 @@ import { Graph } from './graph/graph';
 import { implementations, subtypes, supertypes } from './graph/hierarchy';
 import { pathTrace } from './graph/paths';
 import { trace, type TraceRequest } from './graph/trace';
-import { LANGUAGES, languageForPath } from './languages/registry';
+import { EXTENSIONS, LANGUAGES, languageForPath } from './languages/registry';
 import { Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
@@ -203,6 +203,7 @@ export class Engine {
     const max = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const open = this.docs.paths();
     const touched: string[] = [];
+    let rulesChanged = false;
     const forget = (rel: string) => {
       if (!this.store.file(rel)) return;
       applyDeletion(this.store, this.graph, rel);
@@ -215,6 +216,10 @@ export class Engine {
           rel = this.relativePath(c.path, { followLinks: false });
         } catch (e) {
           this.log(`ignored a change to ${String(c?.path)}: ${(e as Error).message}`);
+          continue;
+        }
+        if (isIgnoreFile(rel)) {
+          rulesChanged = true;
           continue;
         }
         if (open.has(rel) || !languageForPath(rel)) continue;
@@ -239,6 +244,26 @@ export class Engine {
       this.embeddings.changed();
       this.emit(touched);
     }
+    // A .gitignore changed: files it now skips leave the index, files it lets in come in.
+    if (rulesChanged) {
+      this.rules.reset();
+      await this.indexWorkspace(undefined, { ifBusy: 'skip' });
+    }
+  }
+
+  /** A file the index would read: a language reads it, and no ignore rule skips it. */
+  isIndexable(file: string): boolean {
+    return languageForPath(file) !== undefined && !this.rules.ignored(file, false);
+  }
+
+  /** The workspace's ignore rules (.gitignore files, excludes, built-in skips), read fresh after a .gitignore changes. */
+  isIgnored(file: string, isDir: boolean): boolean {
+    return this.rules.ignored(file, isDir);
+  }
+
+  /** Files whose changes the engine wants to hear of: indexable ones and the ignore files. */
+  isWatched(file: string): boolean {
+    return isIgnoreFile(file) || this.isIndexable(file);
   }
 
   // --- editor buffers ------------------------------------------------------------------------
@@ -440,6 +465,9 @@ export class Engine {
   window(id: string, contextLines?: number, maxTokens?: number): Window {
     this.assertOpen();
     const budget = checkMaxTokens(maxTokens);
+    if (contextLines !== undefined && (!Number.isInteger(contextLines) || contextLines < 0 || contextLines > WINDOW_MAX_CONTEXT)) {
+      throw new EngineError(ErrorCodes.InvalidParams, `contextLines must be an integer from 0 to ${WINDOW_MAX_CONTEXT}, got ${JSON.stringify(contextLines)}`);
+    }
     const e = this.entity(id);
     if (!e.file) throw new EngineError(ErrorCodes.InvalidParams, `${id} is a ${e.kind}, not code: it has no source window`);
     const w = sourceWindow(e, this.fileText(e.file), contextLines);
@@ -593,6 +621,16 @@ export class Engine {
   private assertOpen(): void {
     if (this.closed) throw new EngineError(ErrorCodes.IndexUnavailable, 'the engine is closed');
   }
+}
+
+function isIgnoreFile(rel: string): boolean {
+  return rel === '.gitignore' || rel.endsWith('/.gitignore');
+}
+
+/** Glob patterns of the files an engine wants watched (for an editor's file watcher). */
+export function watchGlobs(): string[] {
+  const exts = [...EXTENSIONS].map((e) => e.replace(/^\./, '')).sort();
+  return [exts.length === 1 ? `**/*.${exts[0]}` : `**/*.{${exts.join(',')}}`, '**/.gitignore'];
 }
 
 function checkPosition(pos: Position): void {

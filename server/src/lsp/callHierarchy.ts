@@ -9,8 +9,8 @@ import type {
   Range,
 } from 'vscode-languageserver/node';
 import type { Position } from '../../../protocol';
-import type { EdgeRow, EntityRow } from '../engine/api';
-import type { Engine } from '../engine/engine';
+import type { EdgeRow, EntityRow } from '../engine';
+import type { Engine } from '../engine';
 import { pathToUri, toCallHierarchyItem, toRange, comparePositions } from './convert';
 import { entityAtCursor } from './cursor';
 import { invalidParams } from './errors';

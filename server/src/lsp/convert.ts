@@ -11,9 +11,9 @@ import {
   type Range,
 } from 'vscode-languageserver/node';
 import { ErrorCodes, type EntityKind } from '../../../protocol';
-import type { EntityRow } from '../engine/api';
-import { EngineError } from '../engine/errors';
-import type { Span } from '../engine/languages/types';
+import type { EntityRow } from '../engine';
+import { EngineError } from '../engine';
+import type { Span } from '../engine';
 
 export function toRange(span: Span): Range {
   return {

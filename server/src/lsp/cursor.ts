@@ -3,8 +3,8 @@
 // are about "where I am" (call hierarchy, trace, window, references), the innermost entity
 // around the cursor.
 import type { Position } from '../../../protocol';
-import type { EntityRow } from '../engine/api';
-import type { Engine } from '../engine/engine';
+import type { EntityRow } from '../engine';
+import type { Engine } from '../engine';
 import { containsPosition, toRange } from './convert';
 
 export interface CursorOptions {

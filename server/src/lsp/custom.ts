@@ -21,9 +21,9 @@ import {
   type TraceResult,
   type WindowResponse,
 } from '../../../protocol';
-import { ENTITY_KINDS, ErrorCodes } from '../../../protocol';
-import { fitSearch } from '../engine/budget/lists';
-import { EngineError } from '../engine/errors';
+import { ENTITY_KINDS, ErrorCodes, SEARCH_MAX_LIMIT, WINDOW_MAX_CONTEXT } from '../../../protocol';
+import { fitSearch } from '../engine';
+import { EngineError } from '../engine';
 import { pathToUri } from './convert';
 import { entityAtCursor } from './cursor';
 import { invalidParams } from './errors';
@@ -31,8 +31,6 @@ import * as P from './params';
 import type { Workspace, Workspaces } from './workspaces';
 
 /** Every entity kind (protocol's EntityKind union as a value, for validating `kinds`). */
-export const SEARCH_MAX_LIMIT = 1000;
-export const WINDOW_MAX_CONTEXT = 1000;
 
 /** A search result with the URI of its file (`file` alone is ambiguous across folders). */
 export type SearchResultWithUri = SearchResult & { uri: string };

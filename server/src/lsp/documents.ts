@@ -10,7 +10,7 @@ import type {
   DidCloseTextDocumentParams,
   DidOpenTextDocumentParams,
 } from 'vscode-languageserver/node';
-import type { TextChange } from '../engine/api';
+import type { TextChange } from '../engine';
 import { invalidParams, type Logger } from './errors';
 import * as P from './params';
 import type { Routed, Workspace, Workspaces } from './workspaces';

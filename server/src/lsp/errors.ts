@@ -3,7 +3,7 @@
 // prints), and nothing a client sends can take the server down.
 import { LSPErrorCodes, ResponseError, ErrorCodes as RpcErrorCodes, type CancellationToken } from 'vscode-languageserver/node';
 import { ErrorCodes, type ErrorData } from '../../../protocol';
-import { EngineError, fromStoreError, isEngineError } from '../engine/errors';
+import { EngineError, fromStoreError, isEngineError } from '../engine';
 
 export type Logger = (message: string) => void;
 

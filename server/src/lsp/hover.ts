@@ -2,13 +2,13 @@
 // signature, docstring, where it lives and how connected it is.
 import { MarkupKind, type Hover } from 'vscode-languageserver/node';
 import type { Position } from '../../../protocol';
-import type { EntityRow } from '../engine/api';
-import type { Engine } from '../engine/engine';
+import type { EntityRow } from '../engine';
+import type { Engine } from '../engine';
 import { callCounts, callCountsTitle } from './callHierarchy';
 import { toRange } from './convert';
 import { entityAtCursor } from './cursor';
 import type { Workspaces } from './workspaces';
-import { languageForPath } from '../engine/languages/registry';
+import { languageOf as languageForPath } from '../engine';
 
 export function hover(workspaces: Workspaces, uri: string, pos: Position): Hover | null {
   const { ws, path } = workspaces.route(uri);

@@ -2,7 +2,7 @@
 // already uses every core for parsing), under one `window/workDoneProgress` while any work is
 // queued. Nothing waits on this: requests answer from what is indexed so far.
 import type { Connection, WorkDoneProgressReporter } from 'vscode-languageserver/node';
-import type { IndexProgress } from '../engine/api';
+import type { IndexProgress } from '../engine';
 import { describe, type Logger } from './errors';
 import type { Workspace, Workspaces } from './workspaces';
 

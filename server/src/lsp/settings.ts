@@ -1,6 +1,6 @@
 // `initializationOptions` → engine options. Clients write these by hand in editor configs, so a
 // wrong value is reported (and ignored) rather than failing the whole initialize.
-import type { EngineOptions, ModelSettings } from '../engine/api';
+import type { EngineOptions, ModelSettings } from '../engine';
 
 export interface LspSettings {
   exclude?: string[];

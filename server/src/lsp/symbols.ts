@@ -3,7 +3,7 @@
 // may be a name fragment or plain words ("where are tokens validated").
 import type { DocumentSymbol, SymbolInformation } from 'vscode-languageserver/node';
 import type { SearchResult } from '../../../protocol';
-import type { EntityRow } from '../engine/api';
+import type { EntityRow } from '../engine';
 import { containerOf, entityRanges, pathToUri, rangeContains, symbolKind, toDocumentSymbol } from './convert';
 import type { Workspace, Workspaces } from './workspaces';
 

@@ -3,7 +3,7 @@
 // a class's subclasses). Bases outside the workspace have no entity and so no item.
 import type { Location, TypeHierarchyItem } from 'vscode-languageserver/node';
 import type { Position } from '../../../protocol';
-import type { EntityRow } from '../engine/api';
+import type { EntityRow } from '../engine';
 import { entityLocation, entityRanges, pathToUri, symbolKind, type ItemData } from './convert';
 import { entityAtCursor } from './cursor';
 import { invalidParams } from './errors';

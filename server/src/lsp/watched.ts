@@ -9,18 +9,11 @@ import {
   type Connection,
   type DidChangeWatchedFilesParams,
 } from 'vscode-languageserver/node';
-import { EXTENSIONS } from '../engine/languages/registry';
-import { WorkspaceWatcher } from '../engine/workspace/watch';
+import { watchGlobs, WorkspaceWatcher } from '../engine';
 import { describe, type Logger } from './errors';
 import type { Workspace, Workspaces } from './workspaces';
 
 type SyncChange = { path: string; type: 'created' | 'changed' | 'deleted' };
-
-/** `**∕*.py`, or `**∕*.{py,pyi}` for several extensions: what the engine's languages read. */
-export function watchGlob(extensions: Iterable<string> = EXTENSIONS): string {
-  const exts = [...extensions].map((e) => e.replace(/^\./, '')).sort();
-  return exts.length === 1 ? `**/*.${exts[0]}` : `**/*.{${exts.join(',')}}`;
-}
 
 export class WatchedFiles {
   private readonly watchers = new Map<Workspace, WorkspaceWatcher>();
@@ -41,7 +34,7 @@ export class WatchedFiles {
     if (clientCanRegister) {
       try {
         await this.connection.client.register(DidChangeWatchedFilesNotification.type, {
-          watchers: [{ globPattern: watchGlob() }],
+          watchers: watchGlobs().map((globPattern) => ({ globPattern })),
         });
         return;
       } catch (e) {
@@ -69,7 +62,7 @@ export class WatchedFiles {
     const byWs = new Map<Workspace, SyncChange[]>();
     for (const c of params.changes ?? []) {
       const routed = this.workspaces.tryRoute(c.uri, { followLinks: false });
-      if (!routed || !this.workspaces.isIndexable(routed)) continue;
+      if (!routed || !routed.ws.engine.isWatched(routed.path)) continue;
       const type = c.type === FileChangeType.Created ? 'created' : c.type === FileChangeType.Deleted ? 'deleted' : 'changed';
       const list = byWs.get(routed.ws) ?? [];
       list.push({ path: routed.path, type });
@@ -91,8 +84,8 @@ export class WatchedFiles {
     try {
       const watcher = await WorkspaceWatcher.start({
         root: ws.root,
-        ignore: ws.ignored,
-        accept: (rel) => this.workspaces.isIndexable({ ws, path: rel }),
+        ignore: (rel, isDir) => ws.engine.isIgnored(rel, isDir),
+        accept: (rel) => ws.engine.isWatched(rel),
         usePolling: this.usePolling,
         log: this.log,
         // The watcher only knows a path was touched; the disk says whether it is still there.

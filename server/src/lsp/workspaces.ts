@@ -3,11 +3,9 @@
 // path (the deepest one when folders nest), or the engine that knows the id.
 import * as path from 'node:path';
 import { ErrorCodes } from '../../../protocol';
-import { Engine } from '../engine/engine';
-import type { EntityRow, GraphChange } from '../engine/api';
-import { EngineError, isEngineError } from '../engine/errors';
-import { createIgnoreFilter } from '../engine/workspace/discover';
-import { languageForPath } from '../engine/languages/registry';
+import { Engine } from '../engine';
+import type { EntityRow, GraphChange } from '../engine';
+import { EngineError, isEngineError } from '../engine';
 import { describe, type Logger } from './errors';
 import { uriToPath } from './convert';
 import { engineOptions, type LspSettings } from './settings';
@@ -24,7 +22,6 @@ export interface Workspace {
   readonly root: string;
   readonly engine: Engine;
   /** True for workspace-relative paths that discovery skips (.gitignore, excludes, venvs). */
-  readonly ignored: (rel: string, isDir: boolean) => boolean;
   /** True until the first index run of this root has finished. */
   pendingIndex: boolean;
 }
@@ -78,7 +75,6 @@ export class Workspaces {
           uri: folder.uri,
           root,
           engine,
-          ignored: createIgnoreFilter(root, this.settings.exclude ?? []),
           pendingIndex: true,
         };
         this.byRoot.set(root, ws);
@@ -156,7 +152,7 @@ export class Workspaces {
 
   /** True when a routed file is one the engine indexes (known language, not ignored). */
   isIndexable(r: Routed): boolean {
-    return languageForPath(r.path) !== undefined && !r.ws.ignored(r.path, false);
+    return r.ws.engine.isIndexable(r.path);
   }
 
   /** The workspace whose engine knows `id`; UnknownEntity (with everyone's suggestions) otherwise. */

@@ -4,7 +4,7 @@
 // and go (a model finishes loading); the service asks for them per query.
 import picomatch from 'picomatch';
 import type { EntityKind, SearchFileResult, SearchParams, SearchResponse, SearchResult } from '../../../../protocol';
-import { ErrorCodes } from '../../../../protocol';
+import { ENTITY_KINDS, ErrorCodes, SEARCH_MAX_LIMIT } from '../../../../protocol';
 import { EngineError } from '../errors';
 import type { Store } from '../store/store';
 import type { EntityDbRow } from '../store/rows';
@@ -18,7 +18,6 @@ import { propagateScores } from './graph-boost';
 import { DECLARATION_DEMOTION, GRAPH_SHARE, KIND_PRIOR, profileOf, STREAM_WEIGHTS, TEST_DEMOTION } from './weights';
 
 export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 500;
 
 export interface DetailedSearch extends SearchResponse {
   /** Each stream's own ranking (eids, best first), before fusion. */
@@ -46,8 +45,10 @@ export class SearchService {
     if (!params || typeof params.query !== 'string') throw new EngineError(ErrorCodes.InvalidParams, 'search needs a `query` string');
     if (!params.query.trim()) throw new EngineError(ErrorCodes.InvalidParams, 'search needs a non-empty query');
     const limit = params.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new EngineError(ErrorCodes.InvalidParams, `limit must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(params.limit)}`);
+    const unknownKinds = (params.kinds ?? []).filter((k) => !(ENTITY_KINDS as readonly string[]).includes(k));
+    if (unknownKinds.length) throw new EngineError(ErrorCodes.InvalidParams, `unknown kind ${unknownKinds.join(', ')}; known: ${ENTITY_KINDS.join(', ')}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_MAX_LIMIT) {
+      throw new EngineError(ErrorCodes.InvalidParams, `limit must be an integer from 1 to ${SEARCH_MAX_LIMIT}, got ${JSON.stringify(params.limit)}`);
     }
     const streams = this.streams();
     const filtered = !!(params.kinds?.length || params.paths?.length);

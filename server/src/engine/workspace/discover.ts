@@ -81,11 +81,6 @@ export class IgnoreRules {
   }
 }
 
-export function createIgnoreFilter(root: string, exclude: string[]): (relPath: string, isDir: boolean) => boolean {
-  const rules = new IgnoreRules(root, exclude);
-  return (rel, isDir) => rules.ignored(rel, isDir);
-}
-
 /** Walks the workspace. Never follows links out of the root; never throws for one bad entry. */
 export function discover(root: string, opts: DiscoveryOptions, rules = new IgnoreRules(root, opts.exclude)): Discovery {
   const files: DiscoveredFile[] = [];

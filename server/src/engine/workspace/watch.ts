@@ -11,7 +11,7 @@ export interface WorkspaceWatcherOptions {
   root: string;
   /** Called with the relative paths (`/`-separated, sorted, unique) of a burst of changes. */
   onChange: (files: string[]) => void;
-  /** True for paths discovery ignores (e.g. `createIgnoreFilter(root, exclude)`). */
+  /** True for paths discovery ignores (`Engine.isIgnored`). */
   ignore?: (relPath: string, isDir: boolean) => boolean;
   /** Files of interest (e.g. the extensions a language is registered for); default: all. */
   accept?: (relPath: string) => boolean;

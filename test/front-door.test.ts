@@ -1,0 +1,37 @@
+// The engine's front door: what it reads is its own decision (one set of ignore rules per root,
+// read afresh when a .gitignore changes), and its limits are the protocol's, checked once.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { ErrorCodes, SEARCH_MAX_LIMIT, WINDOW_MAX_CONTEXT } from '../protocol';
+import { openWorkspace, type TestWorkspace } from './helpers/workspace';
+
+let ws: TestWorkspace | undefined;
+afterEach(async () => {
+  await ws?.dispose();
+  ws = undefined;
+});
+
+test('a .gitignore edited mid-session takes files out of the index, and back in when undone', async () => {
+  ws = await openWorkspace('python');
+  const { engine } = ws;
+  expect(engine.isIndexable('shop/services/checkout.py')).toBe(true);
+  ws.write('.gitignore', 'shop/services/\n');
+  await engine.syncFiles([{ path: '.gitignore', type: 'changed' }]);
+  expect(engine.isIndexable('shop/services/checkout.py')).toBe(false);
+  expect(engine.store.files().map((f) => f.path)).not.toContain('shop/services/checkout.py');
+  expect(() => engine.entity('func:shop/services/checkout.py:checkout')).toThrow(/unknown entity/);
+  fs.rmSync(path.join(ws.root, '.gitignore'));
+  await engine.syncFiles([{ path: '.gitignore', type: 'deleted' }]);
+  expect(engine.isIndexable('shop/services/checkout.py')).toBe(true);
+  expect(engine.entity('func:shop/services/checkout.py:checkout').name).toBe('checkout');
+});
+
+test('search and window check their parameters against the protocol limits', async () => {
+  ws = await openWorkspace('python');
+  const { engine } = ws;
+  await expect(engine.search({ query: 'save', kinds: ['fnuction' as never] })).rejects.toMatchObject({ code: ErrorCodes.InvalidParams, message: expect.stringMatching(/^unknown kind fnuction; known: module, class, function/) });
+  await expect(engine.search({ query: 'save', limit: SEARCH_MAX_LIMIT + 1 })).rejects.toMatchObject({ code: ErrorCodes.InvalidParams });
+  expect((await engine.search({ query: 'save', limit: SEARCH_MAX_LIMIT })).results.length).toBeGreaterThan(0);
+  expect(() => engine.window('method:shop/base.py:Model.save', WINDOW_MAX_CONTEXT + 1)).toThrow(/contextLines must be an integer from 0 to 200/);
+});
