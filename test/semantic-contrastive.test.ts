@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { staticWords } from '../server/src/engine/embed/words';
+import { staticWords } from '../server/src/engine/embed/terms';
 import { trainContrastive, type Table } from '../server/eval/static/contrastive';
 import { TRAINING_EXCLUDES } from '../server/eval/static/exclusions';
 import { jsDocPairs, type Pair } from '../server/eval/static/pairs';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeStaticTable, defaultStaticTablePath, encodeStaticTable } from '../server/src/engine/embed/static-asset';
 import { StaticEmbedder } from '../server/src/engine/embed/static-embedder';
-import { staticWords, stem } from '../server/src/engine/embed/words';
+import { staticWords, stem } from '../server/src/engine/embed/terms';
 import { embeddingText } from '../server/src/engine/embed/text';
 import { staticParts } from '../server/src/engine/embed/static-embedder';
 import { gaussian, randomizedSvd, symmetricEigen } from '../server/eval/static/svd';

@@ -5,7 +5,7 @@
 // negatives are hard ones: same module, same vocabulary, different function. Plain TypeScript,
 // sequential and seeded: the same pairs and options give the same table, bit for bit.
 import type { WeightedText } from '../../src/engine/embed/static-embedder';
-import { staticWords } from '../../src/engine/embed/words';
+import { staticWords } from '../../src/engine/embed/terms';
 import { mulberry32 } from '../random';
 import type { Pair } from './pairs';
 

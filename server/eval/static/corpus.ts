@@ -6,7 +6,7 @@ import { EXTENSIONS, LANGUAGES } from '../../src/engine/languages/registry';
 import { Parsers } from '../../src/engine/parse/parsers';
 import { discover, IgnoreRules } from '../../src/engine/workspace/discover';
 import { processAll } from '../../src/engine/workspace/pool';
-import { staticWords } from '../../src/engine/embed/words';
+import { staticWords } from '../../src/engine/embed/terms';
 
 /** Documents as interned word ids (each document's distinct words), plus the dictionary. */
 export interface Corpus {

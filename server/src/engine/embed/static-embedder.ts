@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import type { EmbeddableEntity } from '../store/vectors';
 import type { Embedder, EmbedRole } from './embedder';
 import { decodeStaticTable, type StaticTable } from './static-asset';
-import { staticWords } from './words';
+import { staticWords } from './terms';
 
 /** A piece of text and how much its words count. */
 export type WeightedText = [text: string, weight: number];

@@ -4,8 +4,8 @@
 import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages/types';
 import { languageById } from '../languages/registry';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
-import { lastSegment } from '../store/store';
-import type { RefDbRow } from '../store/rows';
+import { lastSegment } from '../dotted';
+import type { RefDbRow } from '../store/read-rows';
 import { dirOf, SymbolModel, type Ent } from './model';
 import { PendingRefs } from './pending';
 import { Resolver, type RefInput } from './resolve';

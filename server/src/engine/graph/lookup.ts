@@ -372,8 +372,3 @@ export class NameLookup {
 
 }
 
-export function lastSeg(s: string): string {
-  const i = s.lastIndexOf('.');
-  return i < 0 ? s : s.slice(i + 1);
-}
-

@@ -2,7 +2,8 @@
 // The rules are written down in ./README.md; keep the two in step.
 import { entityId } from '../../../../protocol';
 import { TYPE_KINDS, type Ent, type FileSymbols } from './model';
-import { MAX_CANDIDATES, NameLookup, lastSeg, type Found } from './lookup';
+import { lastSegment } from '../dotted';
+import { MAX_CANDIDATES, NameLookup, type Found } from './lookup';
 
 export interface RefInput {
   file: string;
@@ -148,9 +149,9 @@ export class Resolver extends NameLookup {
       const { mro } = this.mro(exc);
       for (const k of mro) {
         names.add(k.name);
-        for (const b of k.bases ?? []) names.add(lastSeg(b));
+        for (const b of k.bases ?? []) names.add(lastSegment(b));
       }
-    } else names.add(lastSeg(excName));
+    } else names.add(lastSegment(excName));
     // Walk builtin bases (KeyError → LookupError → Exception).
     for (const n of [...names]) {
       let b = lang.exceptionBases?.[n];
@@ -160,7 +161,7 @@ export class Resolver extends NameLookup {
     if (byName !== undefined) return byName;
     const h = this.single(this.path(fs, from, handler, true));
     if (h && exc && this.mro(exc).mro.includes(h)) return true;
-    return names.has(lastSeg(handler));
+    return names.has(lastSegment(handler));
   }
 
   protected one(e: Ent): Resolution {

@@ -11,7 +11,7 @@ import { ErrorCodes, TRACE_DEFAULT_DEPTH, TRACE_DIRECTIONS, TRACE_MAX_DEPTH } fr
 import type { EdgeRow } from '../api';
 import { EngineError } from '../errors';
 import type { Store } from '../store/store';
-import { toEdge } from '../store/rows';
+import { toEdge } from '../store/read-rows';
 import type { Graph } from './graph';
 
 export interface TraceRequest {

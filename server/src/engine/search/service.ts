@@ -7,7 +7,7 @@ import type { EntityKind, SearchFileResult, SearchParams, SearchResponse, Search
 import { ENTITY_KINDS, ErrorCodes, SEARCH_MAX_LIMIT } from '../../../../protocol';
 import { EngineError } from '../errors';
 import type { Store } from '../store/store';
-import type { EntityDbRow } from '../store/rows';
+import type { EntityDbRow } from '../store/read-rows';
 import { rankFiles } from './files';
 import { reciprocalRankFusion, type Fused } from './fuse';
 import { analyzeQuery } from './query';

@@ -3,7 +3,7 @@
 // identifiers at entities of that name, quoted or raised messages at the bodies that spell them
 // out. Silent when the query names nothing the workspace holds, so prose queries lose nothing.
 import type { FtsIndex } from '../store/fts';
-import type { EntityDbRow } from '../store/rows';
+import type { EntityDbRow } from '../store/read-rows';
 import type { Store } from '../store/store';
 import { analyzeQuery, frameName, literalRuns, type QuerySignals } from './query';
 import type { SearchStream } from './types';

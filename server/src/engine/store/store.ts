@@ -3,9 +3,10 @@
 // `transaction()`, so an index run commits in batches and a crash loses nothing already committed.
 import type { FileExtraction, RawRef } from '../languages/types';
 import type { Db } from './db';
-import type { EntityDbRow, FileRow, RefDbRow, RefEdgeDbRow } from './rows';
+import { lastSegment } from '../dotted';
+import type { EntityDbRow, FileRow, RefDbRow, RefEdgeDbRow } from './read-rows';
 import { splitIdentifier } from './words';
-import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './rowdata';
+import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './write-rows';
 import { BULK_INDEXES, DDL } from './schema';
 import { prepareStatements, type Statements } from './statements';
 
@@ -520,9 +521,4 @@ export class Store {
   putSkeleton(path: string, hash: string, json: string): void {
     this.s.skeletonPut.run(path, hash, json);
   }
-}
-
-export function lastSegment(target: string): string {
-  const i = target.lastIndexOf('.');
-  return i < 0 ? target : target.slice(i + 1);
 }

@@ -5,7 +5,7 @@ import type { FileExtraction, LanguageSupport } from '../languages/types';
 import { languageForPath } from '../languages/registry';
 import type { Parsers } from '../parse/parsers';
 import { readSource } from './read';
-import { entityHash } from '../store/rowdata';
+import { entityHash } from '../store/write-rows';
 
 export interface FileJob {
   path: string;

@@ -35,7 +35,7 @@ export interface BufferState {
   reason?: string;
 }
 
-export class OpenDocuments {
+export class Buffers {
   private readonly docs = new Map<string, Open>();
 
   constructor(

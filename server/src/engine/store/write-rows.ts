@@ -2,7 +2,7 @@
 // content hash, reference columns, and the keys that tell an unchanged row from a changed one.
 import { createHash } from 'node:crypto';
 import type { ExtractedEntity, RawRef } from '../languages/types';
-import type { RefDbRow } from './rows';
+import type { RefDbRow } from './read-rows';
 import { splitIdentifier } from './words';
 
 export interface OldEntity {

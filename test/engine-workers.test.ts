@@ -1,0 +1,41 @@
+// Indexing through worker threads gives exactly the graph of indexing on the engine's own
+// thread, for every language: the compiled engine (its worker script exists only in dist/)
+// with two workers against the source engine with none, on the Python, TypeScript and
+// JavaScript fixtures side by side.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { Engine } from '../server/src/engine/engine';
+import { FIXTURES, edgeList } from './helpers/workspace';
+
+const DIST = path.resolve(__dirname, '../dist/server/src/engine/index.js');
+const roots: string[] = [];
+afterAll(() => roots.forEach((r) => fs.rmSync(r, { recursive: true, force: true })));
+
+function tree(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-workers-'));
+  roots.push(root);
+  // Twice over: enough files that the pool starts its threads (it parses a few files inline).
+  for (const copy of ['one', 'two']) for (const f of ['python', 'causal', 'typescript', 'javascript', 'mixed']) fs.cpSync(path.join(FIXTURES, f), path.join(root, copy, f), { recursive: true });
+  return root;
+}
+
+test('two worker threads and none give the same entities and edges (Python, TypeScript, JavaScript)', async () => {
+  if (!fs.existsSync(DIST)) throw new Error(`${DIST} is missing: run npm run build (npm test does it first)`);
+  const Compiled = (require(DIST) as { Engine: typeof Engine }).Engine;
+  const [a, b] = [tree(), tree()];
+  const threaded = await Compiled.open({ root: a, workers: 2, embeddings: { model: 'none' } });
+  const inline = await Engine.open({ root: b, workers: 0, embeddings: { model: 'none' } });
+  try {
+    const [sa, sb] = [await threaded.indexWorkspace(), await inline.indexWorkspace()];
+    expect(sa.skipped).toEqual([]);
+    expect({ files: sa.files, entities: sa.entities, edges: sa.edges }).toEqual({ files: sb.files, entities: sb.entities, edges: sb.edges });
+    expect(sa.files).toBeGreaterThan(2 * 32); // above the pool's inline threshold (2 batches of 16)
+    const ents = (e: Engine) => e.store.files().flatMap((f) => e.fileEntities(f.path).map((x) => `${x.id} ${x.signature}`));
+    expect(ents(threaded)).toEqual(ents(inline));
+    expect(edgeList(threaded as unknown as Engine)).toEqual(edgeList(inline));
+  } finally {
+    await Promise.all([threaded.close(), inline.close()]);
+  }
+});
