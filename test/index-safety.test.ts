@@ -307,3 +307,23 @@ describe('a run killed after its last file was written', () => {
     await again.close();
   });
 });
+
+describe('the index deleted under a running engine', () => {
+  test('it keeps answering from what it holds, closes cleanly, and the next open rebuilds', async () => {
+    const root = fixture();
+    const e = await open(root);
+    await e.indexWorkspace();
+    fs.rmSync(path.join(root, '.nsccn'), { recursive: true, force: true });
+    expect(e.outgoing('func:shop/services/checkout.py:checkout', ['CALLS']).length).toBeGreaterThan(0);
+    expect((await e.search({ query: 'checkout' })).results.length).toBeGreaterThan(0);
+    fs.appendFileSync(path.join(root, 'shop/base.py'), '\n\ndef late():\n    return _write(1, 2)\n');
+    await e.syncFiles([{ path: 'shop/base.py', type: 'changed' }]);
+    expect(e.entity('func:shop/base.py:late').name).toBe('late');
+    await e.close();
+    const again = await open(root);
+    const s = await again.indexWorkspace();
+    expect(s).toMatchObject({ files: 7, parsed: 7 });
+    expect(again.entity('func:shop/base.py:late').name).toBe('late');
+    await again.close();
+  });
+});
