@@ -35,3 +35,28 @@ test('search and window check their parameters against the protocol limits', asy
   expect((await engine.search({ query: 'save', limit: SEARCH_MAX_LIMIT })).results.length).toBeGreaterThan(0);
   expect(() => engine.window('method:shop/base.py:Model.save', WINDOW_MAX_CONTEXT + 1)).toThrow(/contextLines must be an integer from 0 to 200/);
 });
+
+test("the project's testGlobs decide what search treats as test code", async () => {
+  const { Engine } = await import('../server/src/engine/engine');
+  const { copyFixture } = await import('./helpers/workspace');
+  const root = copyFixture('python');
+  const body = 'def refund_ledger_entry(amount):\n    """Refund a ledger entry."""\n    return amount\n';
+  fs.writeFileSync(path.join(root, 'shop/ledger.py'), body);
+  fs.writeFileSync(path.join(root, 'shop/check_ledger.py'), body.replace('refund_ledger_entry', 'refund_ledger_entry_check'));
+  const top = async () => {
+    const e = await Engine.open({ root, workers: 0, embeddings: { model: 'none' } });
+    await e.indexWorkspace();
+    const ids = (await e.search({ query: 'refund a ledger entry', limit: 5 })).results.map((r) => r.id);
+    await e.close();
+    return ids;
+  };
+  try {
+    expect((await top()).indexOf('func:shop/check_ledger.py:refund_ledger_entry_check')).toBeLessThan(2); // not a test by convention
+    fs.writeFileSync(path.join(root, '.nsccn.json'), JSON.stringify({ testGlobs: ['**/check_*.py'] }));
+    const ids = await top();
+    expect(ids[0]).toBe('func:shop/ledger.py:refund_ledger_entry');
+    expect(ids.slice(0, 2)).not.toContain('func:shop/check_ledger.py:refund_ledger_entry_check'); // demoted as a test
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

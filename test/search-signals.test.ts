@@ -2,7 +2,7 @@
 // exception names and messages are pulled out of search text, and test files are recognised.
 import { describe, expect, it } from 'vitest';
 import { analyzeQuery, literalRuns, proseOf } from '../server/src/engine/search/query';
-import { isTestPath } from '../server/src/engine/search/tests';
+import { isTestPath } from '../server/src/engine/testcode';
 
 const REPORT = `json.loads crashes on an empty body
 

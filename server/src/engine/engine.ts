@@ -46,6 +46,7 @@ import { FtsIndex } from './store/fts';
 import { toEdge, toEntity } from './store/read-rows';
 import { Store } from './store/store';
 import { suggestIds } from './suggest';
+import { testMatcher } from './testcode';
 import { sourceWindow } from './window';
 import { applyDeletion, applyExtraction } from './workspace/apply';
 import { IgnoreRules } from './workspace/discover';
@@ -109,7 +110,7 @@ export class Engine {
     this.embeddings = new EmbeddingService(this.store, opts.embeddings, this.log);
     const exact = new ExactNameStream(this.store);
     const signals = new SignalStream(this.store, fts);
-    this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()]);
+    this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()], testMatcher(this.config.testGlobs));
   }
 
   static async open(options: EngineOptions): Promise<Engine> {

@@ -4,7 +4,7 @@
 // kind and qualified name, which survives a file rename. The blast radius is read from the
 // current graph: callers up to a depth, what the entity mutates and reads, and the tests (code
 // in test files) that reach it.
-import picomatch from 'picomatch';
+import { testMatcher } from '../testcode';
 import type { ChangedEntity, ChangedFile, ChangeKind, ChangesParams, ChangesResponse, EntityKind } from '../../../../protocol';
 import { CHANGES_DEFAULT_DEPTH, CHANGES_TEST_DEPTH, ErrorCodes, TRACE_MAX_DEPTH } from '../../../../protocol';
 import { EngineError } from '../errors';
@@ -13,8 +13,6 @@ import type { Store } from '../store/store';
 import { blob, checkRepo, diff, diffModeOf, sidesOf, untracked, type FileDiff } from './git';
 
 /** Where tests live, by the conventions of the languages NSCCN reads (overridable by config). */
-export const DEFAULT_TEST_GLOBS = ['**/test_*.py', '**/*_test.py', '**/tests/**', '**/test/**', '**/conftest.py', '**/*.test.ts', '**/*.spec.ts', '**/*.test.js', '**/*.spec.js'];
-
 const SHOWN_KINDS = new Set(['function', 'method', 'class', 'module']);
 
 export interface ChangesContext {
@@ -85,7 +83,7 @@ export async function changes(ctx: ChangesContext, params: ChangesParams): Promi
       else note(e, 'deleted', d.oldPath!, line);
     }
   }
-  const isTest = picomatch(ctx.testGlobs ?? DEFAULT_TEST_GLOBS, { dot: true });
+  const isTest = testMatcher(ctx.testGlobs);
   const entities = [...touched.values()].map((t) => describe(ctx.store, t, depth, isTest));
   entities.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.id < b.id ? -1 : 1)));
   files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));

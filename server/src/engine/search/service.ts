@@ -12,7 +12,7 @@ import { rankFiles } from './files';
 import { reciprocalRankFusion, type Fused } from './fuse';
 import { analyzeQuery } from './query';
 import { languageForPath } from '../languages/registry';
-import { isTestPath } from './tests';
+
 import type { SearchStream } from './types';
 import { propagateScores } from './graph-boost';
 import { DECLARATION_DEMOTION, GRAPH_SHARE, KIND_PRIOR, profileOf, STREAM_WEIGHTS, TEST_DEMOTION } from './weights';
@@ -35,6 +35,8 @@ export class SearchService {
   constructor(
     private readonly store: Store,
     private readonly streams: () => SearchStream[],
+    /** Test code (ranks after the rest unless `includeTests`). */
+    private readonly isTest: (path: string) => boolean,
   ) {}
 
   streamNames(): string[] {
@@ -77,7 +79,7 @@ export class SearchService {
       if (!row || !row.path) continue;
       if (kindOk && !kindOk.has(row.kind as EntityKind)) continue;
       if (pathOk && !pathOk(row.path)) continue;
-      const demote = !params.includeTests && isTestPath(row.path);
+      const demote = !params.includeTests && this.isTest(row.path);
       const declaration = languageForPath(row.path)?.isDeclarationFile?.(row.path) ?? false;
       const prior = profile === 'identifier' ? 1 : (KIND_PRIOR[row.kind] ?? 1);
       candidates.push({ id: row.id, row, fused: f, score: f.score * prior * (demote ? TEST_DEMOTION : 1) * (declaration ? DECLARATION_DEMOTION : 1) });
