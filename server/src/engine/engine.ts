@@ -48,7 +48,7 @@ import { Store } from './store/store';
 import { suggestIds } from './suggest';
 import { testMatcher } from './testcode';
 import { sourceWindow } from './window';
-import { applyDeletion, applyExtraction } from './workspace/apply';
+import { IndexHost, type FileWrite } from './workspace/host';
 import { IgnoreRules } from './workspace/discover';
 import { Buffers, type BufferState } from './workspace/buffers';
 import { indexFromDisk } from './workspace/indexer';
@@ -80,7 +80,8 @@ export class Engine {
   private readonly search_: SearchService;
   private readonly docs: Buffers;
   private readonly rules: IgnoreRules;
-  private readonly listeners = new Set<(c: GraphChange) => void>();
+  /** The one way into the index: every write, and every change notification, goes through it. */
+  private readonly host: IndexHost;
   private readonly log: (m: string) => void;
   private readonly notes: string[] = [];
   private indexing: Promise<IndexSummary> | null = null;
@@ -104,7 +105,8 @@ export class Engine {
     this.store = new Store(db);
     this.graph = new Graph(this.store, projectFiles(this.root));
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
-    this.docs = new Buffers(this.store, this.graph, parsers, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+    this.host = new IndexHost(this.store, this.graph, { changed: () => this.embeddings.changed() }, this.log);
+    this.docs = new Buffers(this.host, parsers, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
     const fts = new FtsIndex(db);
     const lexical = new LexicalStream(fts);
     this.embeddings = new EmbeddingService(this.store, opts.embeddings, this.log);
@@ -160,8 +162,7 @@ export class Engine {
     const run = indexFromDisk(
       {
         root: this.root,
-        store: this.store,
-        graph: this.graph,
+        host: this.host,
         parsers: this.parsers,
         rules: this.rules,
         exclude: this.opts.exclude ?? [],
@@ -181,13 +182,7 @@ export class Engine {
       .finally(() => {
         this.indexing = null;
       });
-    return this.indexing.then((summary) => {
-      if ((summary.parsed || summary.deleted) && !this.closing) {
-        this.embeddings.changed();
-        this.emit([]);
-      }
-      return summary;
-    });
+    return this.indexing;
   }
 
   isIndexing(): boolean {
@@ -203,48 +198,37 @@ export class Engine {
     this.assertOpen();
     const max = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const open = this.docs.paths();
-    const touched: string[] = [];
+    const writes: FileWrite[] = [];
     let rulesChanged = false;
-    const forget = (rel: string) => {
-      if (!this.store.file(rel)) return;
-      applyDeletion(this.store, this.graph, rel);
-      touched.push(rel);
-    };
-    this.store.transaction(() => {
-      for (const c of changes) {
-        let rel: string;
-        try {
-          rel = this.relativePath(c.path, { followLinks: false });
-        } catch (e) {
-          this.log(`ignored a change to ${String(c?.path)}: ${(e as Error).message}`);
-          continue;
-        }
-        if (isIgnoreFile(rel)) {
-          rulesChanged = true;
-          continue;
-        }
-        if (open.has(rel) || !languageForPath(rel)) continue;
-        if (c.type === 'deleted' || this.rules.ignored(rel, false)) {
-          forget(rel);
-          continue;
-        }
-        const known = this.store.file(rel);
-        const o = processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
-        if (o.kind === 'parsed') {
-          applyExtraction(this.store, this.graph, languageForPath(rel)!, { path: rel, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, o.extraction);
-          touched.push(rel);
-        } else if (o.kind === 'unchanged' && known) this.store.touchFile(known.fid, o.mtimeMs, o.size);
-        else if (o.kind === 'skipped') {
-          if (!o.gone) this.log(`skipped ${rel}: ${o.reason}`);
-          forget(rel);
-        }
+    for (const c of changes) {
+      let rel: string;
+      try {
+        rel = this.relativePath(c.path, { followLinks: false });
+      } catch (e) {
+        this.log(`ignored a change to ${String(c?.path)}: ${(e as Error).message}`);
+        continue;
       }
-    });
-    if (touched.length) {
-      this.graph.flush(true);
-      this.embeddings.changed();
-      this.emit(touched);
+      if (isIgnoreFile(rel)) {
+        rulesChanged = true;
+        continue;
+      }
+      const lang = languageForPath(rel);
+      if (open.has(rel) || !lang) continue;
+      if (c.type === 'deleted' || this.rules.ignored(rel, false)) {
+        writes.push({ kind: 'deleted', path: rel });
+        continue;
+      }
+      // Parsed before the transaction: it holds the write lock only for the writes.
+      const known = this.store.file(rel);
+      const o = processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
+      if (o.kind === 'parsed') writes.push({ kind: 'extracted', lang, meta: { path: rel, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, extraction: o.extraction });
+      else if (o.kind === 'unchanged' && known) writes.push({ kind: 'touched', fid: known.fid, mtimeMs: o.mtimeMs, size: o.size });
+      else if (o.kind === 'skipped') {
+        if (!o.gone) this.log(`skipped ${rel}: ${o.reason}`);
+        writes.push({ kind: 'deleted', path: rel });
+      }
     }
+    this.host.apply({ writes });
     // A .gitignore changed: files it now skips leave the index, files it lets in come in.
     if (rulesChanged) {
       this.rules.reset();
@@ -278,12 +262,7 @@ export class Engine {
     this.assertOpen();
     const rel = this.relativePath(file);
     if (typeof text !== 'string') throw new EngineError(ErrorCodes.InvalidParams, 'text must be a string');
-    const state = this.docs.open(rel, text, version);
-    if (state) {
-      this.embeddings.changed();
-      this.emit([rel]);
-    }
-    return state;
+    return this.docs.open(rel, text, version);
   }
 
   /**
@@ -294,20 +273,15 @@ export class Engine {
     this.assertOpen();
     const rel = this.relativePath(file);
     if (!Array.isArray(changes)) throw new EngineError(ErrorCodes.InvalidParams, 'changes must be an array');
-    const state = this.docs.change(rel, changes, version);
-    if (state) {
-      this.embeddings.changed(); // debounced by the service: cheap per keystroke
-      this.emit([rel]);
-    }
-    return state;
+    return this.docs.change(rel, changes, version);
   }
 
   async closeDocument(file: string): Promise<void> {
     this.assertOpen();
     const rel = this.relativePath(file);
     if (!this.docs.close(rel)) return;
+    // Back to the disk's text: one change, heard once (and not at all when the disk says the same).
     await this.syncFiles([{ path: rel, type: 'changed' }]);
-    this.emit([rel]);
   }
 
   // --- paths ---------------------------------------------------------------------------------
@@ -585,8 +559,7 @@ export class Engine {
   }
 
   onDidChange(listener: (c: GraphChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.host.onDidChange(listener);
   }
 
   /** Stops a running index at its next batch, waits for background work, closes the index. */
@@ -605,18 +578,8 @@ export class Engine {
     this.closed = true;
     await this.embeddings.close();
     this.docs.closeAll();
-    this.listeners.clear();
+    this.host.clearListeners();
     this.db.close();
-  }
-
-  private emit(files: string[]): void {
-    for (const l of this.listeners) {
-      try {
-        l({ files });
-      } catch (e) {
-        this.log(`change listener failed: ${(e as Error).message}`);
-      }
-    }
   }
 
   private assertOpen(): void {

@@ -1,6 +1,6 @@
 // Editor buffers. While a file is open its buffer, not the disk, is the truth: every change is
 // applied to the tree incrementally (tree.edit + reparse with the old tree), the file is
-// re-extracted from that tree and written through the same path as a file from disk.
+// re-extracted from that tree and written through the index host, as a file from disk is.
 //
 // A buffer larger than `maxBytes` gets the policy of a file on disk that size: it is not
 // parsed or indexed (its text is still kept, edited as plain text, so that it can be indexed
@@ -10,13 +10,11 @@ import { createHash } from 'node:crypto';
 import { ErrorCodes } from '../../../../protocol';
 import type { TextChange } from '../api';
 import { EngineError } from '../errors';
-import type { Graph } from '../graph/graph';
 import { languageForPath } from '../languages/registry';
 import type { ExtractionReuse, LanguageSupport } from '../languages/types';
 import { applyTextChanges, LiveDocument } from '../parse/document';
 import type { Parsers } from '../parse/parsers';
-import type { Store } from '../store/store';
-import { applyDeletion, applyExtraction } from './apply';
+import type { IndexHost, LineShift } from './host';
 
 interface Open {
   /** The parsed buffer, or null while it is too large to index. */
@@ -39,8 +37,7 @@ export class Buffers {
   private readonly docs = new Map<string, Open>();
 
   constructor(
-    private readonly store: Store,
-    private readonly graph: Graph,
+    private readonly host: IndexHost,
     private readonly parsers: Parsers,
     private readonly maxBytes: number,
   ) {}
@@ -112,10 +109,7 @@ export class Buffers {
         o.doc = null;
         o.reuse = {};
       }
-      if (this.store.file(path)) {
-        this.store.transaction(() => applyDeletion(this.store, this.graph, path));
-        this.graph.flush(true);
-      }
+      this.host.apply({ writes: [{ kind: 'deleted', path }] });
       return { indexed: false, reason: `${path}: the buffer is larger than ${this.maxBytes} bytes (${bytes}); not indexed until it is smaller` };
     }
     if (!o.doc) {
@@ -130,23 +124,13 @@ export class Buffers {
   private reindex(path: string, o: Open, shifts: LineShift[]): void {
     const { doc, lang, reuse } = o;
     const text = doc!.text;
-    const ex = lang.extract(doc!.tree, text, path, this.parsers.get(lang).grammar, reuse);
+    const extraction = lang.extract(doc!.tree, text, path, this.parsers.get(lang).grammar, reuse);
     const hash = createHash('sha256').update(text).digest('hex');
-    this.store.transaction(() => {
-      // Rows below an edit move by the lines it added or removed: one UPDATE each, so that the
-      // per-row diff of replaceFile finds them unchanged.
-      for (const s of shifts) this.store.shiftRows(path, s.afterRow, s.delta);
-      // mtime 0: the next disk scan sees the file as changed and re-reads it once it is closed.
-      applyExtraction(this.store, this.graph, lang, { path, language: lang.id, module: lang.moduleName(path), hash, size: text.length, mtimeMs: 0 }, ex);
-    });
-    this.graph.flush(true);
+    // Rows below an edit move by the lines it added or removed (one UPDATE each, so that the
+    // per-row diff finds them unchanged); mtime 0: the next disk scan re-reads the file once it
+    // is closed.
+    this.host.apply({ writes: [{ kind: 'extracted', lang, meta: { path, language: lang.id, module: lang.moduleName(path), hash, size: text.length, mtimeMs: 0 }, extraction, shifts }] });
   }
-}
-
-interface LineShift {
-  /** Rows after this one (in the text before the change) move by `delta`. */
-  afterRow: number;
-  delta: number;
 }
 
 /** How each ranged change moves the lines below it (a full replacement moves nothing we can use). */

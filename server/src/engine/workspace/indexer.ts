@@ -2,11 +2,10 @@
 // only what changed (in workers), write in batched transactions, then resolve.
 import type { IndexSummary } from '../../../../protocol';
 import type { IndexProgress } from '../api';
-import type { Graph } from '../graph/graph';
 import { EXTENSIONS, languageById } from '../languages/registry';
 import type { Parsers } from '../parse/parsers';
 import type { Store } from '../store/store';
-import { applyDeletion, applyExtraction } from './apply';
+import type { FileWrite, IndexHost } from './host';
 import { discover, type IgnoreRules } from './discover';
 import { processAll } from './pool';
 import type { FileJob, FileOutcome } from './process';
@@ -18,8 +17,8 @@ const BULK_MIN_FILES = 200;
 
 export interface IndexContext {
   root: string;
-  store: Store;
-  graph: Graph;
+  /** The one way into the index; its store is also where the run's transactions are opened. */
+  host: IndexHost;
   parsers: Parsers;
   rules: IgnoreRules;
   exclude: string[];
@@ -28,7 +27,7 @@ export interface IndexContext {
   /** Files open in an editor: their buffer, not the disk, is the truth. */
   openFiles: ReadonlySet<string>;
   log: (m: string) => void;
-  /** True once the engine is closing: stop parsing, keep what was written consistent. */
+  /** True once the engine is closing: stop parsing, keep what was written consistent (and announce nothing). */
   shouldStop?: () => boolean;
   /**
    * When another process is indexing this index: `wait` for it and then run (an index command,
@@ -39,7 +38,7 @@ export interface IndexContext {
 
 export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexProgress) => void): Promise<IndexSummary> {
   const started = performance.now();
-  const { store } = ctx;
+  const { store } = ctx.host;
   const notes: string[] = [];
   const claim =
     ctx.ifBusy === 'skip'
@@ -83,7 +82,7 @@ function summarize(store: Store, started: number, r: RunCounts, notes: string[])
 }
 
 async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgress?: (p: IndexProgress) => void): Promise<RunCounts> {
-  const { store, graph } = ctx;
+  const { store, graph } = ctx.host;
   const found = discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
   const known = new Map(store.files().map((f) => [f.path, f]));
   const cold = known.size === 0;
@@ -100,8 +99,8 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgr
   const deletedPaths = [...known.keys()].filter((p) => !seen.has(p) && !ctx.openFiles.has(p));
   const skipped = [...found.skipped];
   for (const s of found.skipped) ctx.log(`skipped ${s.file}: ${s.reason}`);
-  graph.beginRun();
-  if (deletedPaths.length) store.transaction(() => deletedPaths.forEach((p) => applyDeletion(store, graph, p, true)));
+  const writer = ctx.host.beginRun();
+  if (deletedPaths.length) writer.write(deletedPaths.map((path) => ({ kind: 'deleted', path })));
 
   let done = 0;
   let parsed = 0;
@@ -115,23 +114,23 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgr
   store.beginLong();
   let lastCommit = performance.now();
   const apply = (batch: FileOutcome[]) => {
-    store.transaction(() => {
-      for (const o of batch) {
-        if (o.kind === 'parsed') {
-          const lang = languageById(o.language)!;
-          applyExtraction(store, graph, lang, { path: o.path, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, o.extraction, true);
-          parsed++;
-        } else if (o.kind === 'unchanged') {
-          const k = known.get(o.path);
-          if (k) store.touchFile(k.fid, o.mtimeMs, o.size);
-          unchanged++;
-        } else {
-          skipped.push({ file: o.path, reason: o.reason });
-          ctx.log(`skipped ${o.path}: ${o.reason}`);
-          if (known.has(o.path)) applyDeletion(store, graph, o.path, true);
-        }
+    const writes: FileWrite[] = [];
+    for (const o of batch) {
+      if (o.kind === 'parsed') {
+        const lang = languageById(o.language)!;
+        writes.push({ kind: 'extracted', lang, meta: { path: o.path, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, extraction: o.extraction });
+        parsed++;
+      } else if (o.kind === 'unchanged') {
+        const k = known.get(o.path);
+        if (k) writes.push({ kind: 'touched', fid: k.fid, mtimeMs: o.mtimeMs, size: o.size });
+        unchanged++;
+      } else {
+        skipped.push({ file: o.path, reason: o.reason });
+        ctx.log(`skipped ${o.path}: ${o.reason}`);
+        if (known.has(o.path)) writes.push({ kind: 'deleted', path: o.path });
       }
-    });
+    }
+    writer.write(writes);
   };
   try {
     try {
@@ -152,7 +151,7 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgr
     // Edges go in before the bulk load's indexes are built, unless resolution must look
     // references up by name (edits were resolved during the run), which wants the indexes.
     if (bulk && graph.runInterleaved) store.endBulkLoad();
-    await graph.finishRun(!cold, recover);
+    await writer.finish(!cold, recover, () => ctx.shouldStop?.() ?? false);
   } finally {
     if (bulk) store.endBulkLoad(); // a no-op when already ended
   }

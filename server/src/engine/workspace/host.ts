@@ -1,0 +1,137 @@
+// The one way into the index (ARCHITECTURE.md, "apply_change" in rust-analyzer's words). Every
+// write — files parsed from disk, editor buffers re-extracted, files deleted, the batches of an
+// index run — reaches the store and the graph through an IndexHost, which keeps the rules in one
+// place: the symbol model is loaded before rows change, the rows of one change are written in
+// one transaction, the references whose resolution may have moved are resolved, the vectors are
+// told to catch up, and listeners hear of the change exactly once.
+import type { GraphChange } from '../api';
+import type { Graph } from '../graph/graph';
+import { importRefs } from '../graph/imports';
+import type { FileExtraction, LanguageSupport } from '../languages/types';
+import type { FileMeta, Store } from '../store/store';
+
+/** Rows after `afterRow` (in the text before an edit) move by `delta` lines. */
+export interface LineShift {
+  afterRow: number;
+  delta: number;
+}
+
+export type FileWrite =
+  /** A file's new extraction; `shifts` first move the rows below a buffer edit (so they compare unchanged). */
+  | { kind: 'extracted'; lang: LanguageSupport; meta: FileMeta; extraction: FileExtraction; shifts?: LineShift[] }
+  | { kind: 'deleted'; path: string }
+  /** Same content, new stat: nothing to resolve, nobody to tell. */
+  | { kind: 'touched'; fid: number; mtimeMs: number; size: number };
+
+export interface Change {
+  writes: FileWrite[];
+}
+
+export class IndexHost {
+  private readonly listeners = new Set<(c: GraphChange) => void>();
+
+  constructor(
+    readonly store: Store,
+    readonly graph: Graph,
+    /** Told after every change that rows changed (the embedding service debounces it). */
+    private readonly vectors: { changed(): void },
+    private readonly log: (m: string) => void,
+  ) {}
+
+  /**
+   * Applies a change: its rows in one transaction, then resolution of what it moved, then one
+   * notification. Returns the files whose rows changed.
+   */
+  apply(change: Change): string[] {
+    const changed = this.store.transaction(() => this.write(change.writes, false));
+    if (changed.length) {
+      this.graph.flush(true);
+      this.vectors.changed();
+      this.emit(changed);
+    }
+    return changed;
+  }
+
+  /**
+   * Starts an index run: its batches are written as they come (inside the caller's long
+   * transaction), resolved together by `finish`, and announced once.
+   */
+  beginRun(): IndexRun {
+    this.graph.beginRun();
+    return new IndexRun(this);
+  }
+
+  onDidChange(listener: (c: GraphChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  clearListeners(): void {
+    this.listeners.clear();
+  }
+
+  /** @internal Rows of the writes (the caller holds the transaction); the files they changed. */
+  write(writes: FileWrite[], fromRun: boolean): string[] {
+    const changed: string[] = [];
+    for (const w of writes) {
+      if (w.kind === 'touched') {
+        this.store.touchFile(w.fid, w.mtimeMs, w.size);
+        continue;
+      }
+      this.graph.load(); // the model must hold the file's previous state before its rows change
+      if (w.kind === 'deleted') {
+        if (!this.store.file(w.path)) continue;
+        this.graph.fileDeleted(w.path, this.store.deleteFile(w.path), fromRun);
+        changed.push(w.path);
+        continue;
+      }
+      const { meta, lang } = w;
+      for (const s of w.shifts ?? []) this.store.shiftRows(meta.path, s.afterRow, s.delta);
+      const full: FileExtraction = { ...w.extraction, refs: w.extraction.refs.concat(importRefs(w.extraction, lang, this.graph.project)) };
+      const result = (fromRun ? this.store.insertFile(meta, full) : null) ?? this.store.replaceFile(meta, full);
+      this.graph.fileChanged(meta.path, lang, meta.module, full, result, fromRun);
+      changed.push(meta.path);
+    }
+    return changed;
+  }
+
+  /** @internal */
+  emit(files: string[]): void {
+    for (const l of this.listeners) {
+      try {
+        l({ files });
+      } catch (e) {
+        this.log(`change listener failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** @internal */
+  vectorsChanged(): void {
+    this.vectors.changed();
+  }
+}
+
+/** An index run in progress: batches in, one resolution and one notification out. */
+export class IndexRun {
+  private changed = false;
+
+  constructor(private readonly host: IndexHost) {}
+
+  /** Writes a batch (in a savepoint of the caller's transaction); resolution waits for `finish`. */
+  write(writes: FileWrite[]): void {
+    if (this.host.store.transaction(() => this.host.write(writes, true)).length) this.changed = true;
+  }
+
+  /**
+   * Resolves what the run wrote (`everything`: every reference in the index, after an
+   * interrupted run) and, unless `quiet` (the engine is closing), tells the listeners once.
+   */
+  async finish(selective: boolean, everything: boolean, quiet: () => boolean): Promise<void> {
+    await this.host.graph.finishRun(selective, everything);
+    if ((this.changed || everything) && !quiet()) {
+      this.host.vectorsChanged();
+      this.host.emit([]);
+    }
+  }
+}
