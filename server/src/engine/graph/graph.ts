@@ -243,8 +243,9 @@ export class Graph {
     const run = this.run;
     this.run = null;
     if (!run) return { resolved: 0 };
-    // A run that changed no file has not loaded the model yet; resolving everything needs it.
-    this.load();
+    // A run that changed no file has not loaded the model yet; resolving everything needs it
+    // (and nothing else does: an up-to-date index re-indexed must stay a quick no-op).
+    if (everything) this.load();
     const { fresh, again } = this.collect(run, selective || run.interleaved, everything);
     const total = fresh.length + again.length;
     // Fresh refs first (they replace edges only if edits resolved them meanwhile), then the rest.
