@@ -1,21 +1,15 @@
 // The CLI's answer-shaping options on the causal fixture: unresolved names folded into one line
 // (--unresolved lists them), --max-tokens with its note, skeleton --docs.
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { requireBuiltCli, runCli } from './helpers/cli';
 import { copyFixture } from './helpers/workspace';
 
-const CLI = path.resolve(__dirname, '../dist/server/src/cli/main.js');
 let root: string;
-
-function nsccn(...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--root', root], { encoding: 'utf8', env: { ...process.env, NSCCN_MODEL: 'none' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const nsccn = (...args: string[]) => runCli(root, ...args);
 
 beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it first)`);
+  requireBuiltCli();
   root = copyFixture('causal');
   expect(nsccn('index').code).toBe(0);
 });

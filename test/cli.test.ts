@@ -1,22 +1,17 @@
 // The `nsccn` command as a script uses it: JSON shapes from protocol/, exit codes 0/1/2 and one
 // clear line on stderr. Runs the compiled CLI (`npm test` builds first).
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { IndexSummary, SearchResponse, Skeleton, StatsResponse, TraceResult, Window } from '../protocol';
+import { requireBuiltCli, runCli } from './helpers/cli';
 import { copyFixture } from './helpers/workspace';
 
-const CLI = path.resolve(__dirname, '../dist/server/src/cli/main.js');
 let root: string;
-
-function nsccn(...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--root', root], { encoding: 'utf8', env: { ...process.env, NSCCN_MODEL: 'none' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const nsccn = (...args: string[]) => runCli(root, ...args);
 
 beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it first)`);
+  requireBuiltCli();
   root = copyFixture('python');
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

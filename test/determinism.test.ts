@@ -1,23 +1,17 @@
 // The same question, the same answer: `nsccn index` finishes every configured vector stream
 // before it exits, a CLI search waits for the streams it reports, and status says per stream how
 // complete it is; an answer made while a stream fills says so.
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { StatsResponse } from '../protocol';
+import { requireBuiltCli, runCli } from './helpers/cli';
 import { copyFixture, openWorkspace } from './helpers/workspace';
 
-const CLI = path.resolve(__dirname, '../dist/server/src/cli/main.js');
 let root: string;
-
-function nsccn(...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--root', root], { encoding: 'utf8', env: { ...process.env, NSCCN_MODEL: 'none' } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const nsccn = (...args: string[]) => runCli(root, ...args);
 
 beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it first)`);
+  requireBuiltCli();
   root = copyFixture('causal');
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -11,10 +11,10 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { IndexSummary } from '../protocol';
 import { Engine } from '../server/src/engine/engine';
+import { CLI, CLI_ENV, runCli } from './helpers/cli';
 import { copyFixture, edgeList } from './helpers/workspace';
 
-const CLI = path.resolve(__dirname, '../dist/server/src/cli/main.js');
-const ENV = { ...process.env, NSCCN_MODEL: 'none' };
+const ENV = CLI_ENV;
 const cleanup: string[] = [];
 afterEach(() => {
   for (const d of cleanup.splice(0)) fs.rmSync(d, { recursive: true, force: true });
@@ -34,10 +34,7 @@ function fixture(): string {
 
 const open = (root: string, dbPath?: string, log?: (m: string) => void) => Engine.open({ root, dbPath, workers: 0, embeddings: { model: 'none' }, log });
 
-function nsccn(root: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--root', root], { encoding: 'utf8', env: ENV, timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const nsccn = runCli;
 
 describe('the index path', () => {
   test('a corrupt index NSCCN made is rebuilt, and says so', async () => {
