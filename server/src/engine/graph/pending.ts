@@ -2,11 +2,13 @@
 // reference of the workspace until the run ends (2 M for site-packages); as one object each
 // (plus its input object) they took ~300 bytes of heap apiece, as columns about a third.
 import { RELATIONS, type Relation } from '../../../../protocol';
-import type { RawRef } from '../languages/types';
+import { RECEIVER_KINDS, type RawRef } from '../languages/types';
 import type { RefInput } from './resolve';
 
-const RECEIVERS = [null, 'self', 'cls', 'super', 'typed', 'expr'] as const;
+const RECEIVERS = [null, ...RECEIVER_KINDS] as const;
 const RELATION_CODE = new Map<string, number>(RELATIONS.map((r, i) => [r, i]));
+// The packing below gives each 3 bits: a ninth relation or receiver kind must widen it.
+if (RELATIONS.length > 8 || RECEIVERS.length > 8) throw new Error('graph/pending.ts: relations and receivers no longer fit 3 bits each; widen the packing');
 
 export class PendingRefs {
   private readonly rids: number[] = [];

@@ -3,7 +3,7 @@
 // is three objects, every id is repeated per reference), so a batch travels as one table of
 // distinct strings and one Int32Array (transferred, not copied), and is rebuilt into the same
 // plain objects on arrival.
-import type { AttrType, ExtractedEntity, FileExtraction, ImportBinding, RawRef, Receiver, Span } from '../languages/types';
+import { RECEIVER_KINDS, type AttrType, type ExtractedEntity, type FileExtraction, type ImportBinding, type RawRef, type Receiver, type Span } from '../languages/types';
 import type { FileOutcome } from './process';
 
 export interface WireBatch {
@@ -14,7 +14,7 @@ export interface WireBatch {
 }
 
 const NONE = -1;
-const RECEIVERS = ['self', 'cls', 'super', 'typed', 'expr'] as const;
+const RECEIVERS = RECEIVER_KINDS;
 
 class Writer {
   readonly strings: string[] = [];
