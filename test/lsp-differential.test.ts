@@ -4,10 +4,8 @@
 // server that indexed the final text from disk — and like that fresh server with the final
 // text opened as a buffer.
 import { afterEach, describe, expect, it } from 'vitest';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { LspClient, fileUri, tempDir, writeFiles } from './helpers/lsp-client';
-import { applySplice, inverse, prng, snap, toContentChange, type CallItem, type DocSymbol, type LspRange, type Splice } from './helpers/lsp-text';
+import { differential } from './helpers/differential';
+import { applySplice, prng, type Splice } from './helpers/lsp-text';
 
 const UTIL = `"""Helpers."""
 
@@ -56,53 +54,13 @@ class Runner:
 
 const MAIN_REL = 'pkg/main.py';
 const UTIL_REL = 'pkg/util.py';
+const FILES = { 'pkg/__init__.py': '', [UTIL_REL]: UTIL };
 
-type Sym = DocSymbol;
-type Item = CallItem;
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
-
-async function workspace(mainText: string): Promise<{ root: string; client: LspClient }> {
-  const { dir, cleanup } = tempDir('nsccn-lsp-diff-');
-  cleanups.push(cleanup);
-  writeFiles(dir, { 'pkg/__init__.py': '', [UTIL_REL]: UTIL, [MAIN_REL]: mainText });
-  const client = await LspClient.start({ folders: [dir], progress: false, codeLensRefresh: false });
-  cleanups.push(() => client.stop());
-  await client.waitReady();
-  return { root: dir, client };
-}
-
-/**
- * What an editor would show: the outline of main.py, outgoing calls of every function and
- * method in it, incoming calls of every helper in util.py. URIs made root-relative.
- */
-async function answers(client: LspClient, root: string): Promise<unknown> {
-  const rootUri = fileUri(root);
-  const outline = async (rel: string) =>
-    client.request<Sym[]>('textDocument/documentSymbol', { textDocument: { uri: fileUri(path.join(root, rel)) } });
-  const callables = (syms: Sym[]): Sym[] =>
-    syms.flatMap((s) => [...(s.kind === 12 || s.kind === 6 ? [s] : []), ...callables(s.children ?? [])]);
-  const calls = async (rel: string, s: Sym, direction: 'outgoing' | 'incoming') => {
-    const items = await client.request<Item[] | null>('textDocument/prepareCallHierarchy', {
-      textDocument: { uri: fileUri(path.join(root, rel)) },
-      position: s.selectionRange.start,
-    });
-    if (!items) return null;
-    return {
-      item: items[0].data.id,
-      calls: await client.request(`callHierarchy/${direction}Calls`, { item: items[0] }),
-    };
-  };
-  const mainOutline = await outline(MAIN_REL);
-  const out = [];
-  for (const s of callables(mainOutline)) out.push(await calls(MAIN_REL, s, 'outgoing'));
-  const inc = [];
-  for (const s of callables(await outline(UTIL_REL))) inc.push(await calls(UTIL_REL, s, 'incoming'));
-  return JSON.parse(JSON.stringify({ mainOutline, out, inc }).split(rootUri).join('<root>'));
-}
 
 /** Edits that keep the file valid Python; each returns the splices of one notification. */
 function structuredEdit(text: string, rnd: ReturnType<typeof prng>, counter: { n: number }): Splice[] {
@@ -158,73 +116,12 @@ function structuredEdit(text: string, rnd: ReturnType<typeof prng>, counter: { n
   return [first, { start: 0, deleteCount: 0, insert: '# 😀 top\n' }];
 }
 
-/** A random splice anywhere (breaks the syntax), never inside a CRLF or a surrogate pair. */
-function randomSplice(text: string, rnd: ReturnType<typeof prng>): Splice {
-  const start = snap(text, rnd.int(text.length + 1));
-  const end = snap(text, Math.min(text.length, start + rnd.int(12)));
-  const pieces = ['x', ' ', '(', ')', ':', '\n', 'é', '😀', 'def ', 'return ', '"', '\r\n', '    ', 'helper_a(x)', '"""'];
-  let insert = '';
-  for (let i = rnd.int(4); i > 0; i--) insert += rnd.pick(pieces);
-  return { start, deleteCount: end - start, insert };
-}
-
-async function runSequence(seed: number, steps: number): Promise<void> {
-  const rnd = prng(seed);
-  const live = await workspace(MAIN);
-  const uri = fileUri(path.join(live.root, MAIN_REL));
-  let text = MAIN;
-  let version = 1;
-  await live.client.open(uri, text, version);
-  const send = async (splices: Splice[]) => {
-    const changes = [];
-    for (const s of splices) {
-      changes.push(toContentChange(text, s));
-      text = applySplice(text, s);
-    }
-    await live.client.change(uri, ++version, changes);
-  };
-  const counter = { n: 0 };
-  for (let step = 0; step < steps; step++) {
-    if (rnd.next() < 0.35) {
-      // A burst of random damage, then its exact undo, edit by edit.
-      const undo: Array<{ before: string; s: Splice }> = [];
-      for (let i = 1 + rnd.int(4); i > 0; i--) {
-        const s = randomSplice(text, rnd);
-        undo.push({ before: text, s });
-        await send([s]);
-        // Requests in a broken state must still answer.
-        await live.client.request('textDocument/documentSymbol', { textDocument: { uri } });
-      }
-      while (undo.length) {
-        const { before, s } = undo.pop()!;
-        await send([inverse(before, s)]);
-      }
-    } else {
-      await send(structuredEdit(text, rnd, counter));
-    }
-    if (step === Math.floor(steps / 2)) {
-      // One full-text replacement (no range), as some clients send.
-      text = text + '\n';
-      await live.client.change(uri, ++version, [{ text }]);
-    }
-  }
-  const got = await answers(live.client, live.root);
-  // Edits live in the buffer only: the disk still has the original.
-  expect(fs.readFileSync(path.join(live.root, MAIN_REL), 'utf8')).toBe(MAIN); // nothing saved
-
-  const fresh = await workspace(text);
-  const want = await answers(fresh.client, fresh.root);
-  expect(got, `seed ${seed}: live edits vs a fresh index of the final text`).toEqual(want);
-  await fresh.client.open(fileUri(path.join(fresh.root, MAIN_REL)), text, 1);
-  expect(await answers(fresh.client, fresh.root), `seed ${seed}: fresh buffer`).toEqual(want);
-  // The edits really happened: the final text differs and has the multi-byte/CRLF material.
-  expect(text).not.toBe(MAIN);
-}
+const diff = differential({ mainRel: MAIN_REL, main: MAIN, utilRel: UTIL_REL, files: FILES, structuredEdit, damage: ['x', ' ', '(', ')', ':', '\n', 'é', '😀', 'def ', 'return ', '"', '\r\n', '    ', 'helper_a(x)', '"""'] }, cleanups);
 
 describe('live buffer differential', () => {
   for (const seed of [1, 2, 3, 4]) {
     it(`seed ${seed}: 40 random edits answer like a fresh server on the final text`, async () => {
-      await runSequence(seed, 40);
+      await diff.run(seed, 40);
     });
   }
 
