@@ -324,3 +324,16 @@ describe('the index deleted under a running engine', () => {
     await again.close();
   });
 });
+
+describe('files NSCCN writes beside its index', () => {
+  test('a .gitignore planted in .nsccn as a dangling link is never written through', async () => {
+    const root = fixture();
+    const outside = path.join(tmp(), 'victim.txt');
+    fs.mkdirSync(path.join(root, '.nsccn'));
+    fs.symlinkSync(outside, path.join(root, '.nsccn/.gitignore'));
+    const e = await open(root);
+    await e.indexWorkspace();
+    await e.close();
+    expect(fs.existsSync(outside)).toBe(false);
+  });
+});

@@ -6,8 +6,9 @@ import * as path from 'node:path';
 export function keepIndexOutOfGit(dir: string): void {
   const file = path.join(dir, '.gitignore');
   try {
-    if (!fs.existsSync(file)) fs.writeFileSync(file, '# derived data of nsccn: safe to delete\n*\n');
+    // O_EXCL: never through a link a repository may have planted there, never over a file.
+    fs.writeFileSync(file, '# derived data of nsccn: safe to delete\n*\n', { flag: 'wx' });
   } catch {
-    /* a read-only folder: git shows the index, nothing worse */
+    /* already there, or a read-only folder: git shows the index, nothing worse */
   }
 }
