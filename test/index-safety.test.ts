@@ -337,3 +337,14 @@ describe('files NSCCN writes beside its index', () => {
     expect(fs.existsSync(outside)).toBe(false);
   });
 });
+
+test('the kept index options replace a planted link instead of writing through it', () => {
+  const root = fixture();
+  const outside = path.join(tmp(), 'victim.json');
+  fs.writeFileSync(outside, 'precious\n');
+  fs.mkdirSync(path.join(root, '.nsccn'));
+  fs.symlinkSync(outside, path.join(root, '.nsccn/cli-options.json'));
+  expect(nsccn(root, 'index').code).toBe(0);
+  expect(fs.readFileSync(outside, 'utf8')).toBe('precious\n');
+  expect(fs.lstatSync(path.join(root, '.nsccn/cli-options.json')).isSymbolicLink()).toBe(false);
+});

@@ -47,6 +47,16 @@ interface Shaping {
 
 const shapingFile = (root: string) => path.join(root, '.nsccn', 'cli-options.json');
 
+/**
+ * Writes a file of the index folder by a new file renamed over it: whatever was at the path (a
+ * link a repository planted there included) is replaced, never written through.
+ */
+function writeReplacing(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text, { flag: 'wx' });
+  fs.renameSync(tmp, file);
+}
+
 function readShaping(root: string): Shaping | null {
   try {
     return JSON.parse(fs.readFileSync(shapingFile(root), 'utf8')) as Shaping;
@@ -117,7 +127,7 @@ export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
     });
     bar?.stop();
     if (!o.json) for (const n of summary.notes ?? []) process.stderr.write(`nsccn: ${n}\n`);
-    fs.writeFileSync(shapingFile(o.root), JSON.stringify(shaping(o, true)) + '\n');
+    writeReplacing(shapingFile(o.root), JSON.stringify(shaping(o, true)) + '\n');
     // Every configured vector stream complete before exit: the next query ranks as all later ones.
     await finishVectors(engine, o);
     return summary;
