@@ -35,6 +35,13 @@ export interface EntityDbRow {
   decorators: string | null;
 }
 
+/** The entity facts the in-memory resolution model needs: a few of the row's, plus what only resolution reads. */
+export type EntityLiteRow = Pick<EntityDbRow, 'id' | 'kind' | 'name' | 'qname' | 'path' | 'parent' | 'decorators'> & {
+  bases: string | null;
+  returns: string | null;
+  alias: string | null;
+};
+
 export interface RefDbRow {
   rid: number;
   fid: number;

@@ -4,7 +4,7 @@
 import type { FileExtraction, RawRef } from '../languages/types';
 import type { Db } from './db';
 import { lastSegment } from '../dotted';
-import type { EntityDbRow, FileRow, RefDbRow, RefEdgeDbRow } from './read-rows';
+import type { EntityDbRow, EntityLiteRow, FileRow, RefDbRow, RefEdgeDbRow } from './read-rows';
 import { splitIdentifier } from './words';
 import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './write-rows';
 import { BULK_INDEXES, DDL } from './schema';
@@ -39,21 +39,6 @@ export interface ReplaceResult {
 export interface DeleteResult {
   removedIds: string[];
   orphaned: number[];
-}
-
-
-/** Minimal entity facts for the in-memory resolution model. */
-export interface EntityLiteRow {
-  id: string;
-  kind: string;
-  name: string;
-  qname: string;
-  path: string | null;
-  parent: string | null;
-  bases: string | null;
-  returns: string | null;
-  alias: string | null;
-  decorators: string | null;
 }
 
 export class Store {
