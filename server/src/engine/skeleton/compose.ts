@@ -1,15 +1,12 @@
 // Turns a language's skeleton part into the protocol's `Skeleton`: token counts of the source
 // and of the skeleton, and each entity with its 1-based line in both. Language-neutral.
-import type { EntityKind, Skeleton, SkeletonEntity } from '../../../../protocol';
+import type { Skeleton, SkeletonEntity } from '../../../../protocol';
+import type { EntityRow } from '../api';
 import type { SkeletonPart, Span } from '../languages/types';
 import { countTokens } from './tokens';
 
-export interface ComposeEntity {
-  id: string;
-  kind: EntityKind;
-  name: string;
-  span: Span;
-}
+/** What a skeleton needs of a file's entity row: who it is and where its definition starts. */
+export type ComposeEntity = Pick<EntityRow, 'id' | 'kind' | 'name'> & { span: Span };
 
 export function composeSkeleton(file: string, source: string, part: SkeletonPart, entities: ComposeEntity[]): Skeleton {
   const byId = new Map(entities.map((e) => [e.id, e]));

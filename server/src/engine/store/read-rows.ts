@@ -14,26 +14,31 @@ export interface FileRow {
   syntax_errors: number;
 }
 
-export interface EntityDbRow {
+/** An entity's two spans as columns: the whole definition (`sr`…`ec`) and its name (`nsr`…`nec`). */
+export interface SpanColumns {
+  sr: number;
+  sc: number;
+  er: number;
+  ec: number;
+  nsr: number;
+  nsc: number;
+  ner: number;
+  nec: number;
+}
+
+/** The entities table's row. Virtual entities (config keys, files) have no path or spans. */
+export type EntityDbRow = { [K in keyof SpanColumns]: number | null } & {
   eid: number;
   id: string;
-  kind: string;
+  kind: EntityKind;
   name: string;
   qname: string;
   path: string | null;
   parent: string | null;
-  sr: number | null;
-  sc: number | null;
-  er: number | null;
-  ec: number | null;
-  nsr: number | null;
-  nsc: number | null;
-  ner: number | null;
-  nec: number | null;
   signature: string;
   docstring: string | null;
   decorators: string | null;
-}
+};
 
 /** The entity facts the in-memory resolution model needs: a few of the row's, plus what only resolution reads. */
 export type EntityLiteRow = Pick<EntityDbRow, 'id' | 'kind' | 'name' | 'qname' | 'path' | 'parent' | 'decorators'> & {
@@ -77,7 +82,7 @@ function span(sr: number | null, sc: number | null, er: number | null, ec: numbe
 export function toEntity(r: EntityDbRow): EntityRow {
   return {
     id: r.id,
-    kind: r.kind as EntityKind,
+    kind: r.kind,
     name: r.name,
     qname: r.qname,
     file: r.path,

@@ -7,24 +7,19 @@
 // its version are untouched, and the index stays derived data.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
+import type { EntityDbRow } from './read-rows';
 
 /** Entity kinds that get a vector: code entities with a body or a docstring. */
 const EMBEDDED_KINDS = `('module', 'class', 'function', 'method')`;
 /** sqlite-vec refuses larger k in one KNN query. */
 export const MAX_KNN = 4096;
 
-export interface EmbeddableEntity {
-  eid: number;
-  id: string;
-  kind: string;
-  name: string;
-  qname: string;
+/** An entity row with what its vector is made from (`body` words) and of (`hash`: the content it was made for). */
+export type EmbeddableEntity = Pick<EntityDbRow, 'eid' | 'id' | 'kind' | 'name' | 'qname' | 'signature' | 'docstring'> & {
   path: string;
-  signature: string;
-  docstring: string | null;
   body: string;
   hash: string;
-}
+};
 
 export interface VectorHit {
   eid: number;

@@ -2,26 +2,11 @@
 // content hash, reference columns, and the keys that tell an unchanged row from a changed one.
 import { createHash } from 'node:crypto';
 import type { ExtractedEntity, RawRef } from '../languages/types';
-import type { RefDbRow } from './read-rows';
+import type { EntityDbRow, RefDbRow, SpanColumns } from './read-rows';
 import { splitIdentifier } from './words';
 
-export interface OldEntity {
-  eid: number;
-  id: string;
-  kind: string;
-  name: string;
-  qname: string;
-  parent: string | null;
-  sr: number;
-  sc: number;
-  er: number;
-  ec: number;
-  nsr: number;
-  nsc: number;
-  ner: number;
-  nec: number;
-  content_hash: string;
-}
+/** A file's entity row as replaceFile compares it: a file's entities always have spans. */
+export type OldEntity = Pick<EntityDbRow, 'eid' | 'id' | 'kind' | 'name' | 'qname' | 'parent'> & SpanColumns & { content_hash: string };
 
 /** A file's reference row as replaceFile compares it (the enclosing entity by eid). */
 export type OldRef = Omit<RefDbRow, 'fid' | 'path' | 'source' | 'last'> & { src: number };
