@@ -1,6 +1,12 @@
 // The vector store over a real sqlite-vec index: bookkeeping of what is embedded, orphans,
 // model switches, and binary KNN (bits, then float re-scoring) agreeing with exact float KNN.
 import { describe, expect, it } from 'vitest';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { BitIndex } from '../server/src/engine/store/bits';
+import { openDatabase } from '../server/src/engine/store/db';
+import { Store } from '../server/src/engine/store/store';
 import { VectorStore } from '../server/src/engine/store/vectors';
 import { conceptStore, eidOf, openStore, writeFile } from './helpers/semantic-fixture';
 
@@ -115,5 +121,56 @@ describe('VectorStore', () => {
     // Switching binary off keeps float search working.
     vs.setBinary('model', false);
     expect(vs.knn('model', vectors[0], 3)[0].eid).toBe(eids[0]);
+  });
+});
+
+describe('binary search held in memory', () => {
+  it('takes the pool nearest by Hamming distance, ties to the lower eid, and follows sets and deletes', () => {
+    const index = new BitIndex(4); // 32 bits
+    const v = (...bytes: number[]) => Uint8Array.from(bytes);
+    index.set(5, v(0, 0, 0, 0));
+    index.set(3, v(1, 0, 0, 0)); // distance 1 from zero
+    index.set(9, v(3, 0, 0, 0)); // 2
+    index.set(2, v(0, 0, 0, 1)); // 1
+    expect(index.nearest(v(0, 0, 0, 0), 3)).toEqual([5, 2, 3]);
+    index.delete(5);
+    expect(index.size).toBe(3);
+    expect(index.nearest(v(0, 0, 0, 0), 2)).toEqual([2, 3]);
+    index.set(3, v(255, 255, 255, 255)); // moved far away
+    expect(index.nearest(v(0, 0, 0, 0), 2)).toEqual([2, 9]);
+    expect(index.nearest(v(0, 0, 0, 0), 10)).toEqual([2, 9, 3]);
+  });
+
+  it('sees vectors another connection wrote, and its own writes without a reload', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-bits-'));
+    const file = path.join(dir, 'index.db');
+    try {
+      const a = new Store(openDatabase(file, () => {}).db);
+      writeFile(a, 'm.py', Array.from({ length: 40 }, (_, i) => ({ name: `f${i}`, body: `w${i}` })));
+      const va = new VectorStore(a.db);
+      va.open('model', 'm', 16);
+      const eids = va.pendingEids('model');
+      const unit = (i: number) => Float32Array.from({ length: 16 }, (_, j) => (j === i % 16 ? 1 : j === (i + 1) % 16 ? 0.5 : -0.1));
+      va.put('model', eids.slice(0, 30).map((eid, i) => ({ eid, id: va.entity(eid)!.id, hash: va.entity(eid)!.hash, vector: unit(i) })));
+      va.setBinary('model', true);
+      const probe = unit(3);
+      expect(va.knn('model', probe, 1)[0].eid).toBe(eids[3]);
+
+      // Another process (connection) stores a vector unlike the others for a new entity.
+      const b = new Store(openDatabase(file, () => {}).db);
+      const vb = new VectorStore(b.db);
+      vb.open('model', 'm', 16);
+      const odd = Float32Array.from({ length: 16 }, (_, j) => (j % 2 ? 1 : -1));
+      vb.put('model', [{ eid: eids[35], id: vb.entity(eids[35])!.id, hash: vb.entity(eids[35])!.hash, vector: odd }]);
+      expect(va.knn('model', odd, 1)[0].eid).toBe(eids[35]);
+
+      // This store's own delete is seen at once.
+      va.put('model', [{ eid: eids[3], id: va.entity(eids[3])!.id, hash: 'gone', vector: null }]);
+      expect(va.knn('model', probe, 5).map((h) => h.eid)).not.toContain(eids[3]);
+      a.db.close();
+      b.db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

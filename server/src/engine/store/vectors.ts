@@ -1,11 +1,12 @@
 // All SQL for entity vectors (DESIGN invariant 2). One *space* per embedder (`static`, `model`):
 // a sqlite-vec `vec0` float table with cosine distance (rowid = entities.eid), optionally a
-// `bit[]` table of the same vectors quantized to one bit per dimension for large indexes (KNN
-// over Hamming distance, then the best candidates re-scored with the float vectors), and a
-// bookkeeping row per vector saying which content it was computed from, so that only entities
-// whose content changed are embedded again. Tables are our own (IF NOT EXISTS): schema.ts and
-// its version are untouched, and the index stays derived data.
+// plain table of the same vectors quantized to one bit per dimension for large indexes (the
+// Hamming scan runs in memory, `bits.ts`; the best candidates are re-scored with the float
+// vectors), and a bookkeeping row per vector saying which content it was computed from, so that
+// only entities whose content changed are embedded again. Tables are our own (IF NOT EXISTS):
+// schema.ts and its version are untouched, and the index stays derived data.
 import type { Statement } from 'better-sqlite3';
+import { BitIndex } from './bits';
 import type { Db } from './db';
 import type { EntityDbRow } from './read-rows';
 
@@ -37,10 +38,11 @@ export interface VectorItem {
 
 const SPACE_NAME = /^[a-z][a-z0-9_]{0,30}$/;
 
-function tables(space: string): { f: string; b: string } {
+function tables(space: string): { f: string; b: string; legacyB: string } {
   // Space names become table names: only a fixed, safe alphabet is accepted.
   if (!SPACE_NAME.test(space)) throw new Error(`invalid vector space name ${JSON.stringify(space)}`);
-  return { f: `vec_${space}_f`, b: `vec_${space}_b` };
+  // `legacyB`: the vec0 bit table of indexes made before the scan moved into memory.
+  return { f: `vec_${space}_f`, b: `vec_${space}_bits`, legacyB: `vec_${space}_b` };
 }
 
 interface SpaceStatements {
@@ -50,13 +52,22 @@ interface SpaceStatements {
   distance: Statement;
   delB: Statement | null;
   insB: Statement | null;
-  knnB: Statement | null;
+  allB: Statement | null;
+}
+
+/** A space's bits in memory, and the space's bit version they reflect. */
+interface LoadedBits {
+  version: number;
+  index: BitIndex;
 }
 
 export class VectorStore {
   private readonly s;
   /** Per-space statements; invalidated whenever a space's tables are created or dropped. */
   private readonly prepared = new Map<string, SpaceStatements>();
+  private readonly countCache = new Map<string, { key: string; done: number; total: number }>();
+  private totalCache: { key: string; n: number } | null = null;
+  private readonly bits = new Map<string, LoadedBits>();
 
   constructor(private readonly db: Db) {
     db.exec(`
@@ -65,6 +76,7 @@ export class VectorStore {
         space TEXT NOT NULL, eid INTEGER NOT NULL, id TEXT NOT NULL, hash TEXT NOT NULL,
         PRIMARY KEY (space, eid)
       ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS vec_bits_version (space TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
     `);
     const p = (sql: string) => db.prepare(sql);
     this.s = {
@@ -87,6 +99,13 @@ export class VectorStore {
       deleteItem: p('DELETE FROM vec_items WHERE space = ? AND eid = ?'),
       putItem: p('INSERT OR REPLACE INTO vec_items(space, eid, id, hash) VALUES (?, ?, ?, ?)'),
       tableExists: p("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?"),
+      // Moves whenever any connection commits (data_version: the others; total_changes: this one).
+      changeKey: p('SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c'),
+      // Every write to a space's bits bumps its version: a process holding the bits in memory
+      // sees another's writes (or another VectorStore's on the same connection) and reloads.
+      bitsVersion: p('SELECT v FROM vec_bits_version WHERE space = ?'),
+      bumpBits: p('INSERT INTO vec_bits_version(space, v) VALUES (?, 1) ON CONFLICT(space) DO UPDATE SET v = v + 1'),
+      quantize: p('SELECT vec_quantize_binary(?) AS b'),
     };
   }
 
@@ -100,6 +119,19 @@ export class VectorStore {
     const t = tables(space);
     const cur = this.s.space.get(space) as { model: string; dims: number } | undefined;
     const fresh = !cur || cur.model !== model || cur.dims !== dims || !this.exists(t.f);
+    if (!fresh && this.exists(t.legacyB)) {
+      // An index made before the bit scan moved into memory: the same bits, in a plain table.
+      // A read-only index keeps its old table and searches the float vectors instead.
+      this.prepared.delete(space);
+      try {
+        this.db.transaction(() => {
+          this.db.exec(`DROP TABLE ${t.legacyB}`);
+          this.createBits(space);
+        })();
+      } catch {
+        /* read-only: float search */
+      }
+    }
     if (fresh) {
       this.prepared.delete(space);
       this.db.transaction(() => {
@@ -119,9 +151,20 @@ export class VectorStore {
 
   private dropTables(space: string): void {
     const t = tables(space);
-    this.db.exec(`DROP TABLE IF EXISTS ${t.f}; DROP TABLE IF EXISTS ${t.b};`);
+    this.db.exec(`DROP TABLE IF EXISTS ${t.f}; DROP TABLE IF EXISTS ${t.b}; DROP TABLE IF EXISTS ${t.legacyB};`);
     this.s.deleteItems.run(space);
     this.s.deleteSpace.run(space);
+    this.s.bumpBits.run(space);
+    this.bits.delete(space);
+  }
+
+  /** The bit table of a space, filled from its float vectors. */
+  private createBits(space: string): void {
+    const t = tables(space);
+    this.db.exec(`CREATE TABLE ${t.b} (eid INTEGER PRIMARY KEY, bits BLOB NOT NULL)`);
+    this.db.exec(`INSERT INTO ${t.b}(eid, bits) SELECT rowid, vec_quantize_binary(embedding) FROM ${t.f}`);
+    this.s.bumpBits.run(space);
+    this.bits.delete(space);
   }
 
   private exists(table: string): boolean {
@@ -145,9 +188,9 @@ export class VectorStore {
       insF: p(`INSERT INTO ${t.f}(rowid, embedding) VALUES (?, ?)`),
       knnF: p(`SELECT rowid AS eid, distance FROM ${t.f} WHERE embedding MATCH ? AND k = ?`),
       distance: p(`SELECT vec_distance_cosine(embedding, ?) AS distance FROM ${t.f} WHERE rowid = ?`),
-      delB: binary ? p(`DELETE FROM ${t.b} WHERE rowid = ?`) : null,
-      insB: binary ? p(`INSERT INTO ${t.b}(rowid, embedding) VALUES (?, vec_quantize_binary(?))`) : null,
-      knnB: binary ? p(`SELECT rowid AS eid FROM ${t.b} WHERE embedding MATCH vec_quantize_binary(?) AND k = ?`) : null,
+      delB: binary ? p(`DELETE FROM ${t.b} WHERE eid = ?`) : null,
+      insB: binary ? p(`INSERT OR REPLACE INTO ${t.b}(eid, bits) VALUES (?, vec_quantize_binary(?)) RETURNING bits`) : null,
+      allB: binary ? p(`SELECT eid, bits FROM ${t.b}`) : null,
     };
     this.prepared.set(space, st);
     return st;
@@ -168,15 +211,16 @@ export class VectorStore {
     if (on === this.hasBinary(space)) return;
     this.prepared.delete(space);
     if (!on) {
-      this.db.exec(`DROP TABLE IF EXISTS ${t.b}`);
+      this.db.transaction(() => {
+        this.db.exec(`DROP TABLE IF EXISTS ${t.b}`);
+        this.s.bumpBits.run(space);
+      })();
+      this.bits.delete(space);
       return;
     }
     const dims = this.dims(space);
     if (!VectorStore.binaryPossible(dims)) throw new Error(`binary vectors need a width divisible by 8, got ${dims}`);
-    this.db.transaction(() => {
-      this.db.exec(`CREATE VIRTUAL TABLE ${t.b} USING vec0(embedding bit[${dims}])`);
-      this.db.exec(`INSERT INTO ${t.b}(rowid, embedding) SELECT rowid, vec_quantize_binary(embedding) FROM ${t.f}`);
-    })();
+    this.db.transaction(() => this.createBits(space))();
   }
 
   /** Eids of entities without an up-to-date vector in this space, oldest first. */
@@ -189,15 +233,31 @@ export class VectorStore {
     return this.s.entity.get(eid) as EmbeddableEntity | undefined;
   }
 
+  /**
+   * How many entities have a current vector in a space, of how many that can. Every search asks
+   * (to say which streams are incomplete) and the count joins every entity, tens of ms at 100K:
+   * it is kept until the database changes, in this connection or another.
+   */
   counts(space: string): { done: number; total: number } {
-    const total = (this.s.total.get() as { n: number }).n;
+    const key = this.changeKey();
+    const hit = this.countCache.get(space);
+    if (hit && hit.key === key) return { done: hit.done, total: hit.total };
+    const total = this.embeddableCount();
     const done = (this.s.done.get(space) as { n: number }).n;
+    this.countCache.set(space, { key, done, total });
     return { done, total };
   }
 
   /** Entities that can have a vector, whatever the space (for the binary threshold). */
   embeddableCount(): number {
-    return (this.s.total.get() as { n: number }).n;
+    const key = this.changeKey();
+    if (this.totalCache?.key !== key) this.totalCache = { key, n: (this.s.total.get() as { n: number }).n };
+    return this.totalCache.n;
+  }
+
+  private changeKey(): string {
+    const r = this.s.changeKey.get() as { v: number; c: number };
+    return `${r.v}:${r.c}`;
   }
 
   /** Stores vectors (replacing older ones of the same entities) in one transaction. */
@@ -205,7 +265,9 @@ export class VectorStore {
     if (!items.length) return;
     const dims = this.dims(space);
     const { delF, insF, delB, insB } = this.statements(space);
+    const changed: Array<{ eid: number; bits: Uint8Array | null }> = [];
     this.db.transaction(() => {
+      const before = this.bitsVersion(space);
       for (const it of items) {
         if (it.vector && it.vector.length !== dims) throw new Error(`vector for eid ${it.eid} has ${it.vector.length} dimensions, the space has ${dims}`);
         const rowid = BigInt(it.eid);
@@ -213,10 +275,12 @@ export class VectorStore {
         delB?.run(rowid);
         if (it.vector) {
           insF.run(rowid, it.vector);
-          insB?.run(rowid, it.vector);
-        }
+          const row = insB?.get(rowid, it.vector) as { bits: Buffer } | undefined;
+          if (row) changed.push({ eid: it.eid, bits: row.bits });
+        } else if (delB) changed.push({ eid: it.eid, bits: null });
         this.s.putItem.run(space, it.eid, it.id, it.hash);
       }
+      if (delB) this.bitsWritten(space, before, changed);
     })();
   }
 
@@ -226,36 +290,73 @@ export class VectorStore {
     if (!eids.length) return 0;
     const { delF, delB } = this.statements(space);
     this.db.transaction(() => {
+      const before = this.bitsVersion(space);
       for (const eid of eids) {
         delF.run(BigInt(eid));
         delB?.run(BigInt(eid));
         this.s.deleteItem.run(space, eid);
       }
+      if (delB) this.bitsWritten(space, before, eids.map((eid) => ({ eid, bits: null })));
     })();
     return eids.length;
   }
 
+  private bitsVersion(space: string): number {
+    return (this.s.bitsVersion.get(space) as { v: number } | undefined)?.v ?? 0;
+  }
+
   /**
-   * Nearest entities to `query`, best first. With the bit table on, KNN runs over Hamming
-   * distance for a pool of candidates (default 2·k, at least 64), which are then ranked by
-   * their exact cosine distance; otherwise exact cosine KNN over the float table. sqlite-vec's
-   * KNN cost grows with k (measured at 100K × 256 dims: bits 3 ms at k = 10, 17 ms at 128,
-   * 75 ms at 480), so the pool stays small; re-scoring reads the candidates one by one
-   * (≈ 1 ms for 120), which vec0 serves far faster than a `rowid IN (…)` scan.
+   * After a write of bits: the version moves on, and bits held in memory follow the write when
+   * they were current before it (else they are reloaded at the next search). A rolled-back
+   * write leaves memory ahead of the table, at a version the table never reaches: reloaded too.
+   */
+  private bitsWritten(space: string, before: number, changed: Array<{ eid: number; bits: Uint8Array | null }>): void {
+    this.s.bumpBits.run(space);
+    const held = this.bits.get(space);
+    if (!held) return;
+    if (held.version !== before) {
+      this.bits.delete(space);
+      return;
+    }
+    for (const c of changed) {
+      if (c.bits) held.index.set(c.eid, c.bits);
+      else held.index.delete(c.eid);
+    }
+    held.version = this.bitsVersion(space);
+  }
+
+  /** A space's bits in memory, (re)loaded when another writer changed them. */
+  private heldBits(space: string, all: Statement): BitIndex {
+    const version = this.bitsVersion(space);
+    const held = this.bits.get(space);
+    if (held && held.version === version) return held.index;
+    const index = new BitIndex(this.dims(space) / 8);
+    for (const [eid, bits] of all.raw().iterate() as Iterable<[number, Buffer]>) index.set(eid, bits);
+    this.bits.set(space, { version, index });
+    return index;
+  }
+
+  /**
+   * Nearest entities to `query`, best first. With the bit table on, a pool of candidates
+   * (default 2·k, at least 64) is taken by Hamming distance from the bits held in memory, then
+   * ranked by exact cosine distance; otherwise exact cosine KNN over the float table.
+   * Re-scoring reads the candidates one by one (≈ 1 ms for 120), which vec0 serves far faster
+   * than a `rowid IN (…)` scan.
    */
   knn(space: string, query: Float32Array, k: number, opts: { binary?: boolean; rescore?: number } = {}): VectorHit[] {
     if (!this.s.space.get(space) || !this.exists(tables(space).f)) return [];
     const n = Math.max(0, Math.min(MAX_KNN, Math.floor(k)));
     if (n === 0) return [];
     const st = this.statements(space);
-    const useBinary = (opts.binary ?? true) && st.knnB !== null;
-    if (!useBinary || !st.knnB) return st.knnF.all(query, n) as VectorHit[];
-    const pool = Math.min(MAX_KNN, Math.max(n, opts.rescore ?? Math.max(2 * n, 64)));
-    const candidates = st.knnB.all(query, pool) as Array<{ eid: number }>;
+    const useBinary = (opts.binary ?? true) && st.allB !== null;
+    if (!useBinary || !st.allB) return st.knnF.all(query, n) as VectorHit[];
+    const pool = Math.max(n, opts.rescore ?? Math.max(2 * n, 64));
+    const q = (this.s.quantize.get(query) as { b: Buffer }).b;
+    const candidates = this.heldBits(space, st.allB).nearest(q, pool);
     const scored: VectorHit[] = [];
-    for (const c of candidates) {
-      const row = st.distance.get(query, BigInt(c.eid)) as { distance: number } | undefined;
-      if (row) scored.push({ eid: c.eid, distance: row.distance });
+    for (const eid of candidates) {
+      const row = st.distance.get(query, BigInt(eid)) as { distance: number } | undefined;
+      if (row) scored.push({ eid, distance: row.distance });
     }
     scored.sort((a, b) => a.distance - b.distance || a.eid - b.eid);
     return scored.slice(0, n);

@@ -1,0 +1,112 @@
+// Binary vectors held in memory for the first, coarse step of vector search: one sign bit per
+// dimension, compared by Hamming distance over 32-bit words. A linear scan of 100K × 256 bits
+// in JS takes a few ms whatever the pool size, where sqlite-vec's bit KNN grows with k (measured
+// on the same 104K vectors under the same load: 97–155 ms for a pool of 120 against 14–30 ms
+// here, the same 120 candidates). Plain data, no SQL: `vectors.ts` fills and versions it.
+
+export class BitIndex {
+  private words: Uint32Array;
+  private eids: Float64Array;
+  private readonly slot = new Map<number, number>();
+  private count = 0;
+  /** Distances of the last scan, kept to avoid an allocation per query. */
+  private dist = new Uint16Array(0);
+
+  /** `width`: bytes per vector as stored (dims / 8); padded here to whole 32-bit words. */
+  constructor(readonly width: number) {
+    this.words = new Uint32Array(0);
+    this.eids = new Float64Array(0);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  private get stride(): number {
+    return Math.ceil(this.width / 4);
+  }
+
+  set(eid: number, bits: Uint8Array): void {
+    let at = this.slot.get(eid);
+    if (at === undefined) {
+      at = this.count++;
+      this.grow(this.count);
+      this.slot.set(eid, at);
+      this.eids[at] = eid;
+    }
+    this.words.set(toWords(bits, this.stride), at * this.stride);
+  }
+
+  delete(eid: number): void {
+    const at = this.slot.get(eid);
+    if (at === undefined) return;
+    const last = --this.count;
+    this.slot.delete(eid);
+    if (at !== last) {
+      // The last vector moves into the hole: slots stay dense.
+      const s = this.stride;
+      this.words.copyWithin(at * s, last * s, last * s + s);
+      this.eids[at] = this.eids[last];
+      this.slot.set(this.eids[at], at);
+    }
+  }
+
+  /**
+   * The `pool` entities nearest to `query` by Hamming distance; ties at the cut go to the
+   * lower eid, so the same index and query always give the same pool.
+   */
+  nearest(query: Uint8Array, pool: number): number[] {
+    const n = this.count;
+    if (n === 0 || pool <= 0) return [];
+    const s = this.stride;
+    const q = toWords(query, s);
+    if (this.dist.length < n) this.dist = new Uint16Array(this.words.length / s);
+    const dist = this.dist;
+    const hist = new Uint32Array(s * 32 + 1);
+    const w = this.words;
+    for (let i = 0, o = 0; i < n; i++, o += s) {
+      let d = 0;
+      for (let j = 0; j < s; j++) d += popcount(w[o + j] ^ q[j]);
+      dist[i] = d;
+      hist[d]++;
+    }
+    // The distance below which fewer than `pool` vectors lie: all of those, then the cut's lowest eids.
+    let cut = 0;
+    let below = 0;
+    while (cut < hist.length && below + hist[cut] < pool) below += hist[cut++];
+    const out: Array<{ eid: number; d: number }> = [];
+    const atCut: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (dist[i] < cut) out.push({ eid: this.eids[i], d: dist[i] });
+      else if (dist[i] === cut) atCut.push(this.eids[i]);
+    }
+    atCut.sort((a, b) => a - b);
+    for (const eid of atCut.slice(0, pool - out.length)) out.push({ eid, d: cut });
+    out.sort((a, b) => a.d - b.d || a.eid - b.eid);
+    return out.map((x) => x.eid);
+  }
+
+  private grow(need: number): void {
+    const cap = this.eids.length;
+    if (need <= cap) return;
+    const next = Math.max(need, cap * 2, 1024);
+    const words = new Uint32Array(next * this.stride);
+    words.set(this.words);
+    const eids = new Float64Array(next);
+    eids.set(this.eids);
+    this.words = words;
+    this.eids = eids;
+  }
+}
+
+function toWords(bits: Uint8Array, stride: number): Uint32Array {
+  const padded = new Uint8Array(stride * 4);
+  padded.set(bits.subarray(0, stride * 4));
+  return new Uint32Array(padded.buffer);
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}
