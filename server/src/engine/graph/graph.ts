@@ -32,10 +32,15 @@ interface Work {
    * a package's own module, everything inside the package, may bind differently now.
    */
   files: Map<string, string | null>;
+  /**
+   * Folders where a layout file (`__init__.py`, `setup.py`) appeared or went: every file below
+   * may be imported under other names now, and its own imports may pick other files.
+   */
+  layouts: Set<string>;
 }
 
 function newWork(): Work {
-  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map() };
+  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map(), layouts: new Set() };
 }
 
 const CHUNK = 5000;
@@ -108,6 +113,7 @@ export class Graph {
     this.contexts.set(file, context);
     const before = this.model.files.get(file);
     if (!before) w.files.set(file, module);
+    if (!before && language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
     const oldIds = new Set(before ? [...before.byQname.values()].map((e) => e.id) : []);
     const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
     const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
@@ -148,7 +154,9 @@ export class Graph {
     const w = fromRun && this.run ? this.run : this.live;
     for (const rid of deleted.orphaned) w.recheck.push(rid);
     for (const id of removedIds) if (id.startsWith('class:')) w.types.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
-    w.files.set(file, this.model.files.get(file)?.module ?? null);
+    const gone = this.model.files.get(file);
+    w.files.set(file, gone?.module ?? null);
+    if (gone?.language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
     this.model.removeFile(file);
     this.contexts.delete(file);
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
@@ -200,6 +208,14 @@ export class Graph {
       if (dir && name === dir.slice(dir.lastIndexOf('/') + 1)) for (const p of this.store.pathsUnder(dir)) out.add(p);
     }
     for (const f of changed.keys()) out.delete(f); // their own refs are pending already, or gone
+    return out;
+  }
+
+  /** The files below any of `dirs` ('' is the root), with their module names. */
+  private filesBelow(dirs: Set<string>): Map<string, string | null> {
+    const out = new Map<string, string | null>();
+    const paths = dirs.has('') ? [...this.model.files.keys()] : [...dirs].flatMap((d) => this.store.pathsUnder(d));
+    for (const p of paths) out.set(p, this.model.files.get(p)?.module ?? null);
     return out;
   }
 
@@ -304,6 +320,11 @@ export class Graph {
       for (const name of [...names]) for (const local of this.store.aliasesOf(name)) names.add(lastSegment(local));
       for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
       for (const path of this.filesImporting(w.files)) for (const r of this.store.refsOfFile(path)) add(r);
+      if (w.layouts.size) {
+        const moved = this.filesBelow(w.layouts);
+        for (const path of moved.keys()) for (const r of this.store.refsOfFile(path)) add(r);
+        for (const path of this.filesImporting(moved)) for (const r of this.store.refsOfFile(path)) add(r);
+      }
       if (w.types.size) {
         const words = /\w+/g;
         const typed = this.store.typedRefs().filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t)));

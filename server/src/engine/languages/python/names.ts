@@ -114,9 +114,3 @@ const GETTERS = /^(property|(\w+\.)*cached_property|abc\.abstractproperty|\w+\.g
 export function isPropertyGetter(decorators: readonly string[]): boolean {
   return decorators.some((d) => GETTERS.test(d));
 }
-
-/** `shop.models` is also found as `models` (src layouts, scripts run from a subdirectory). */
-export function moduleKeys(module: string): string[] {
-  const parts = module.split('.');
-  return parts.map((_, i) => parts.slice(i).join('.'));
-}
