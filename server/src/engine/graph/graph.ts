@@ -143,8 +143,9 @@ export class Graph {
     const members = ex.entities.filter((e) => e.kind === 'method' && !oldIds.has(e.id)).map((e) => e.parent);
     for (const id of removedIds) if (id.startsWith('method:')) members.push(before?.byQname.get(id.slice(id.lastIndexOf(':') + 1))?.parent ?? null);
     for (const cls of members) if (cls) w.classes.add(lastSegment(cls.slice(cls.lastIndexOf(':') + 1)));
-    for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local));
-    for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l));
+    // An import that comes or goes may (re-)export a class: receivers typed by its name move too.
+    for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local)), w.types.add(lastSegment(b.local));
+    for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l)), w.types.add(lastSegment(l));
     for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
   }
 
