@@ -259,7 +259,8 @@ export class NameLookup {
       // A module whose value was replaced (`module.exports = X`) yields X.
       const value = hops < MAX_HOPS ? this.model.files.get(mods[0].file)?.byLocal.get(MODULE_VALUE)?.find((x) => x.scope === null) : undefined;
       const v = value ? this.binding(value, hops + 1) : NOT_FOUND;
-      return v.ents.length ? v : { ents: mods.slice(0, 1), ambiguous: false };
+      // Several files of one name, equally near (graph/README.md, "Module names"): each, ambiguous.
+      return v.ents.length ? v : { ents: mods.slice(0, MAX_CANDIDATES), ambiguous: mods.length > 1 };
     }
     const ents = mods.flatMap((m) => this.inside(m, b.member!, hops));
     return ents.length ? { ents, ambiguous: ents.length > 1 } : NOT_FOUND;

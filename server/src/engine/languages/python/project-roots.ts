@@ -30,7 +30,7 @@ function pyprojectRoots(text: string, exists: (rel: string) => boolean): string[
   for (const key of ['tool.hatch.build.targets.wheel', 'tool.hatch.build']) {
     const h = t.get(key);
     for (const p of strings(h?.packages)) out.push(parent(p));
-    const sources = h?.sources;
+    const sources = h?.sources ?? t.get(`${key}.sources`);
     for (const s of strings(sources)) out.push(s);
     if (isTable(sources)) for (const [from, to] of Object.entries(sources)) if (to === '') out.push(from);
   }
@@ -212,13 +212,13 @@ class ValueReader {
     const close = triple ? q.repeat(3) : q;
     this.pos += close.length;
     let out = '';
-    while (this.pos < this.s.length && !this.s.startsWith(close, this.pos)) {
+    while (this.pos < this.s.length && !this.s.startsWith(close, this.pos) && (triple || this.s[this.pos] !== '\n')) {
       if (q === '"' && this.s[this.pos] === '\\') {
         out += this.s[this.pos + 1] ?? '';
         this.pos += 2;
       } else out += this.s[this.pos++];
     }
-    this.pos += close.length;
+    if (this.s.startsWith(close, this.pos)) this.pos += close.length;
     return out;
   }
 
