@@ -80,8 +80,11 @@ export class Graph {
       if (!r.path) continue;
       let list = ents.get(r.path);
       if (!list) ents.set(r.path, (list = []));
-      const getter = !!r.decorators && !!languages.get(r.path)?.isPropertyGetter(JSON.parse(r.decorators) as string[]);
-      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null, returns: r.returns, alias: r.alias, property: getter });
+      const decorators = r.decorators ? (JSON.parse(r.decorators) as string[]) : [];
+      const lang = languages.get(r.path);
+      const getter = decorators.length > 0 && !!lang?.isPropertyGetter(decorators);
+      const overload = decorators.length > 0 && !!lang?.isOverloadStub?.(decorators);
+      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null, returns: r.returns, alias: r.alias, property: getter, overload });
     }
     const bindings = groupBy(this.store.importRows(), (r) => r.path);
     const attrTypes = groupBy(this.store.attrTypeRows(), (r) => r.path);
@@ -116,6 +119,10 @@ export class Graph {
     if (!before && language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
     const oldIds = new Set(before ? [...before.byQname.values()].map((e) => e.id) : []);
     const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
+    // Definitions whose role a decorator sets (an `@overload` stub, a property getter): a
+    // change of role moves what their name resolves to, here and elsewhere.
+    const role = (e: { overload?: boolean; property?: boolean }) => `${e.overload ? 'o' : ''}${e.property ? 'p' : ''}`;
+    const oldRoles = new Map(before ? [...before.byQname.values(), ...[...before.dupes.values()].flat()].map((e) => [e.id, role(e)]) : []);
     const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
     const rebased = ex.entities.filter((e) => e.kind === 'class' && oldBases.has(e.id) && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])).map((e) => e.id);
@@ -126,11 +133,18 @@ export class Graph {
       file,
       language,
       module,
-      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null, property: language.isPropertyGetter(e.decorators) })),
+      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null, property: language.isPropertyGetter(e.decorators), overload: !!language.isOverloadStub?.(e.decorators) })),
       bindings: ex.imports,
       attrTypes: ex.attrTypes,
     });
     if (rebased.length) for (const n of this.inheritedNames(rebased)) w.names.add(n);
+    for (const e of ex.entities) {
+      const was = oldRoles.get(e.id);
+      if (was !== undefined && was !== role({ overload: !!language.isOverloadStub?.(e.decorators), property: language.isPropertyGetter(e.decorators) })) {
+        w.names.add(e.name);
+        if (kept.length) for (const rid of kept) w.recheck.push(rid);
+      }
+    }
     for (const e of ex.entities) {
       // A new name may capture references elsewhere; a class whose bases moved changes lookups through it.
       if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? []))) w.names.add(e.name);

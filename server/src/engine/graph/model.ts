@@ -15,6 +15,8 @@ export interface Ent {
   alias?: string | null;
   /** A property getter: reading the attribute calls it. */
   property?: boolean;
+  /** A typing stub (`@overload`) of another definition of the same name. */
+  overload?: boolean;
 }
 
 export interface Binding {
@@ -105,6 +107,7 @@ export class SymbolModel {
       this.byId.set(e.id, e);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) addTo(this.topByName, e.name, e);
     }
+    foldOverloads(byQname, dupes);
     const attrTypes = new Map<string, Map<string, string>>();
     for (const a of input.attrTypes) {
       let m = attrTypes.get(a.cls);
@@ -253,6 +256,21 @@ export class SymbolModel {
 export function dirOf(file: string): string {
   const i = file.lastIndexOf('/');
   return i < 0 ? '' : file.slice(0, i);
+}
+
+/**
+ * `@overload` stubs are not definitions of their own: a name's definitions are the ones that
+ * are not stubs (one: no longer a duplicate), or the first stub when there are only stubs.
+ */
+function foldOverloads(byQname: Map<string, Ent>, dupes: Map<string, Ent[]>): void {
+  for (const [qname, all] of dupes) {
+    if (!all.some((e) => e.overload)) continue;
+    const real = all.filter((e) => !e.overload);
+    const kept = real.length ? real : all.slice(0, 1);
+    byQname.set(qname, kept[kept.length - 1]);
+    if (kept.length > 1) dupes.set(qname, kept);
+    else dupes.delete(qname);
+  }
 }
 
 /** The entries nearest to `file`: the longest common folder prefix. */

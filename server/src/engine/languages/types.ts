@@ -261,6 +261,11 @@ export interface LanguageSupport {
   /** Is a method with these decorators (as extracted) read as an attribute (a property getter)? */
   isPropertyGetter(decorators: readonly string[]): boolean;
   /**
+   * Is a definition with these decorators a typing stub of another of the same name (Python
+   * `@overload`)? Stubs fold into the definition that is not one, else into the first stub.
+   */
+  isOverloadStub?(decorators: readonly string[]): boolean;
+  /**
    * The names an absolute import finds a workspace file under (Python: its dotted path from
    * each source root, and from its basedir). Default: its module name, as `declared`. A
    * relative import finds a file by its module name alone (`moduleName`, from the root).

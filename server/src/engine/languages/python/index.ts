@@ -1,7 +1,7 @@
 // Python, registered in ../registry.ts.
 import type { LanguageSupport } from '../types';
 import { extractPython, type PythonReuse } from './extract';
-import { absoluteModule, BUILTINS, EXCEPTION_BASES, handlerCatches, isPropertyGetter, moduleName } from './names';
+import { absoluteModule, BUILTINS, EXCEPTION_BASES, handlerCatches, isOverloadStub, isPropertyGetter, moduleName } from './names';
 import { basedir, importNames, isExternalModule, isLayoutFile } from './modules';
 import { skeletonPython } from './skeleton';
 
@@ -21,6 +21,7 @@ export const python: LanguageSupport = {
   constructorName: '__init__',
   rootClass: 'object',
   isPropertyGetter,
+  isOverloadStub,
   importNames,
   basedir,
   isLayoutFile,

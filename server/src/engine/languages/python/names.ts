@@ -110,6 +110,11 @@ export function handlerCatches(handler: string, names: ReadonlySet<string>): boo
 
 const GETTERS = /^(property|(\w+\.)*cached_property|abc\.abstractproperty|\w+\.getter)$/;
 
+/** `@overload`, `@typing.overload`, `@typing_extensions.overload`: a stub for the type checker. */
+export function isOverloadStub(decorators: readonly string[]): boolean {
+  return decorators.some((d) => /^(\w+\.)*overload$/.test(d));
+}
+
 /** `@property`, `@cached_property`, `@x.getter`: reading the attribute runs the method. */
 export function isPropertyGetter(decorators: readonly string[]): boolean {
   return decorators.some((d) => GETTERS.test(d));
