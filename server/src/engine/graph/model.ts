@@ -128,8 +128,9 @@ export class SymbolModel {
     const stars = bindings.filter((b) => b.member === '*');
     this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes });
     if (input.module) addTo(this.modules, input.module, input.file);
-    // A new `__init__.py` renames the files around it: the index is built anew when next asked.
-    if (!existed && input.language.isLayoutFile?.(input.file)) this.imports = null;
+    // A new `__init__.py` renames the files around it, and a new folder may be a source root
+    // (`src/`, a namespace package): the index is built anew when next asked.
+    if (!existed && (input.language.isLayoutFile?.(input.file) || !this.dirs.has(dirOf(input.file)))) this.imports = null;
     else if (this.imports) this.unnamed.add(input.file);
     addTo(this.dirs, dirOf(input.file), input.file);
     this.generation++;
