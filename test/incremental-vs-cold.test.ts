@@ -1,6 +1,6 @@
 // An index kept current file by file holds exactly the graph a cold index of the same files
 // holds. Random edits to real fixture code (definitions removed and copied elsewhere, bases
-// swapped, files added, deleted and restored), each followed by an incremental run, compared
+// swapped, files added, deleted and restored, `__init__.py` created and deleted), each followed by an incremental run, compared
 // edge for edge with a cold index of a copy. A failing seed prints its step for a reproduction.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -58,7 +58,15 @@ function mutate(root: string, original: Map<string, string>, r: Rng): string {
   const abs = path.join(root, f);
   const lines = fs.readFileSync(abs, 'utf8').split('\n');
   const bs = blocks(lines);
-  const op = Math.floor(r() * 6);
+  const op = Math.floor(r() * 7);
+  if (op === 6) {
+    // A folder becomes a package or stops being one: the import names of the files below move.
+    const dirs = [...new Set(files.map((x) => path.dirname(x)))].filter((d) => d !== '.');
+    const init = path.join(root, pick(r, dirs), '__init__.py');
+    if (fs.existsSync(init)) fs.rmSync(init);
+    else fs.writeFileSync(init, '');
+    return `${fs.existsSync(init) ? 'created' : 'deleted'} ${path.relative(root, init)}`;
+  }
   if (op === 0 && bs.length) {
     const b = pick(r, bs);
     lines.splice(b.start, b.end - b.start, ...(b.indent ? [' '.repeat(b.indent) + 'pass'] : []));

@@ -75,6 +75,8 @@ async function check(src: string): Promise<void> {
     // Incremental = cold, two ways. The files appear one at a time, in reverse order, with an
     // index run after each (every "appears" row of the spec's re-resolution table)...
     const inc = await open(grown);
+    // Project files that are not sources (pyproject.toml, setup.cfg) are there from the start.
+    copyExcept(root, grown, new Set(files));
     for (const rel of [...files].reverse()) {
       fs.mkdirSync(path.dirname(path.join(grown, rel)), { recursive: true });
       fs.copyFileSync(path.join(root, rel), path.join(grown, rel));
@@ -92,6 +94,19 @@ async function check(src: string): Promise<void> {
     for (const e of engines) await e.close();
     fs.rmSync(root, { recursive: true, force: true });
     fs.rmSync(grown, { recursive: true, force: true });
+  }
+}
+
+/** Copies every file of `from` into `to` but those named in `skip` (and `.nsccn`). */
+function copyExcept(from: string, to: string, skip: Set<string>, rel = ''): void {
+  for (const d of fs.readdirSync(path.join(from, rel), { withFileTypes: true })) {
+    const p = rel ? `${rel}/${d.name}` : d.name;
+    if (d.name === '.nsccn') continue;
+    if (d.isDirectory()) copyExcept(from, to, skip, p);
+    else if (!skip.has(p)) {
+      fs.mkdirSync(path.dirname(path.join(to, p)), { recursive: true });
+      fs.copyFileSync(path.join(from, p), path.join(to, p));
+    }
   }
 }
 

@@ -8,13 +8,9 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Engine } from '../src/engine/engine';
-import { classify, type Classification } from './pyright/classify';
-import { collectPyrightCalls } from './pyright/collect';
-import { compareCalls, EntityIndex, metrics, packageOf, type Drops, type Metrics, type Pos } from './pyright/compare';
-import { PyrightClient } from './pyright/lsp-client';
-import { callersOf, readNsccnSide } from './pyright/nsccn-side';
-import { callShape } from './pyright/shape';
+import type { Classification } from './pyright/classify';
+import { metrics, packageOf, type Drops, type Metrics } from './pyright/compare';
+import { measureCalls } from './pyright/measure';
 import { causesText, dropsText, metricsTable } from './pyright/report';
 import { copyStdlibPackages, DEFAULT_PACKAGES } from './pyright/stdlib-workspace';
 
@@ -82,53 +78,16 @@ export async function runCallsEval(opts: CallsEvalOptions = {}): Promise<CallsEv
   const ws = copyStdlibPackages(packages);
   const tCopied = Date.now();
   log(`calls eval: ${ws.files} files (${(ws.bytes / 1e6).toFixed(1)} MB) of ${packages.join(', ')} copied to ${ws.root}`);
-  let engine: Engine | undefined;
-  let client: PyrightClient | undefined;
   try {
-    engine = await Engine.open({ root: ws.root, embeddings: { model: 'none' }, log: (m) => log(`nsccn: ${m}`) });
-    await engine.indexWorkspace();
-    const tIndexed = Date.now();
-    const stats = engine.stats();
-    const side = readNsccnSide(engine);
-    const callers = callersOf(side);
-    log(`calls eval: indexed in ${secs(tIndexed - tCopied)} s; ${callers.length} functions and methods to ask pyright about`);
-
-    client = await PyrightClient.start({
-      root: ws.root,
-      requestTimeoutMs: opts.timeoutMs ?? 60_000,
-      analysis: { typeshedPaths: [ws.typeshed] },
-    });
-    const found = await client.waitForWorkspace();
-    const tStarted = Date.now();
-    log(`calls eval: pyright started in ${secs(tStarted - tIndexed)} s (${found ?? 'unknown number of'} source files)`);
-    let lastReport = Date.now();
-    const collected = await collectPyrightCalls(client, ws.root, callers, {
-      concurrency: opts.concurrency ?? 4,
-      timeoutMs: opts.timeoutMs ?? 60_000,
-      onProgress: (done, total) => {
-        if (Date.now() - lastReport < 10_000 && done !== total) return;
-        lastReport = Date.now();
-        log(`calls eval: pyright ${done}/${total} (${secs(Date.now() - tStarted)} s)`);
-      },
-    });
-    await client.stop();
-    client = undefined;
-    const tCalls = Date.now();
-
-    const index = new EntityIndex(side.entities, side.inherits);
-    const linesCache = new Map<string, string[]>();
-    const lines = (file: string) => {
-      let l = linesCache.get(file);
-      if (!l) linesCache.set(file, (l = engine!.fileText(file).split(/\r\n|\r|\n/)));
-      return l;
-    };
-    const unanswered = new Set([...collected.notPrepared, ...collected.answeredElsewhere, ...collected.failed.map((f) => f.id)]);
-    const isCall = (file: string, site: Pos) => callShape(lines(file)[site.row] ?? '', site.column).isCall;
-    const cmp = compareCalls(index, collected.facts, side.facts, isCall, unanswered);
+    const m = await measureCalls(ws.root, { analysis: { typeshedPaths: [ws.typeshed] }, concurrency: opts.concurrency, timeoutMs: opts.timeoutMs, log });
+    const { stats, side, collected, cmp, index, causes } = m;
     const perPackage: Record<string, Metrics> = {};
     for (const p of packages) perPackage[p] = metrics(cmp, (c) => packageOf(index, c) === p);
-    const causes = classify(cmp, { lines, signature: (id) => side.signatures.get(id) });
-    const tCompared = Date.now();
+    const callers = { length: m.callers };
+    const tIndexed = tCopied + m.ms.index;
+    const tStarted = tIndexed + m.ms.pyrightStart;
+    const tCalls = tStarted + m.ms.pyrightCalls;
+    const tCompared = tCalls + m.ms.compare;
 
     const result: CallsEvalResult = {
       date: new Date().toISOString(),
@@ -179,8 +138,6 @@ export async function runCallsEval(opts: CallsEvalOptions = {}): Promise<CallsEv
     }
     return result;
   } finally {
-    if (client) await client.stop();
-    if (engine) await engine.close();
     if (opts.keep) log(`calls eval: workspace kept at ${ws.root}`);
     else ws.dispose();
   }

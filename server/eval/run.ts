@@ -1,5 +1,5 @@
-// `npm run eval [-- retrieval|calls|calls-ts]`: retrieval quality on the stdlib (docstring →
-// function), CALLS accuracy against pyright, and on TypeScript/JavaScript against tsserver.
+// `npm run eval [-- retrieval|calls|calls-repos|calls-ts]`: retrieval quality on the stdlib (docstring →
+// function), CALLS accuracy against pyright (stdlib packages, then whole repositories), and on TypeScript/JavaScript against tsserver.
 // Each prints a table and writes bench-results/eval-*.json.
 type Eval = () => Promise<unknown>;
 
@@ -14,7 +14,16 @@ const EVALS: Record<string, () => Promise<Eval>> = {
       return r;
     };
   },
-  calls: async () => (require('./calls-vs-pyright') as typeof import('./calls-vs-pyright')).runCallsEval as Eval,
+  // The stdlib's package folders, then whole repositories (src/, flat, monorepo, namespace layouts).
+  calls: async () => async () => {
+    await (require('./calls-vs-pyright') as typeof import('./calls-vs-pyright')).runCallsEval();
+    return (require('./calls-repos') as typeof import('./calls-repos')).runReposEval();
+  },
+  'calls-repos': async () => {
+    const m = require('./calls-repos') as typeof import('./calls-repos');
+    const args = process.argv.slice(2);
+    return () => m.runReposEval(m.parseReposArgs(args.filter((a, i) => a.startsWith('-') || (args[i - 1]?.startsWith('--') && !BOOLEAN_FLAGS.has(args[i - 1])))));
+  },
   'calls-ts': async () => {
     const m = require('./calls-ts') as typeof import('./calls-ts');
     const args = process.argv.slice(2);

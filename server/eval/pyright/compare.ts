@@ -7,7 +7,9 @@
 //    workspace is dropped (typeshed, site-packages), as is an NSCCN edge with no target.
 // 2. A callee key is the entity id, except that a class and its constructor are one callee:
 //    a class maps to the first `__init__` of its MRO in the workspace (as NSCCN resolves
-//    `Cls()`), or to itself when none exists.
+//    `Cls()`), or to itself when none exists. An `@overload` stub and the definition it types
+//    (its implementation) are one callee too: pyright names the first stub, NSCCN the
+//    implementation (graph/README.md rule 2).
 // 3. A call site belongs to the caller NSCCN attributes it to when NSCCN has a reference there
 //    (pyright reports calls of nested functions and of default values under the outer
 //    function; where a call belongs is a convention, not what is measured); otherwise to the
@@ -34,6 +36,8 @@ export interface EntityInfo {
   start: Pos;
   end: Pos;
   parent: string | null;
+  /** An `@overload` stub: the id of the definition it types (the implementation, else the first stub). */
+  overloadOf?: string;
 }
 
 export type TargetRef =
@@ -150,7 +154,9 @@ export class EntityIndex {
     const cached = this.keyCache.get(id);
     if (cached) return cached;
     const e = this.byId.get(id);
-    let key = id;
+    // Rule 2b: an `@overload` stub and its implementation are one callee (pyright answers with
+    // the first stub's declaration, NSCCN with the implementation).
+    let key = e?.overloadOf ?? id;
     if (e?.kind === 'class') {
       const seen = new Set<string>();
       const visit = (c: string): string | undefined => {
@@ -165,6 +171,7 @@ export class EntityIndex {
         return undefined;
       };
       key = visit(id) ?? id;
+      key = this.byId.get(key)?.overloadOf ?? key;
     }
     this.keyCache.set(id, key);
     return key;

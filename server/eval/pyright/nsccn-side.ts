@@ -18,7 +18,9 @@ export function readNsccnSide(engine: Engine): NsccnSide {
   const facts: CallFact[] = [];
   const signatures = new Map<string, string>();
   for (const f of engine.store.files()) {
-    for (const e of engine.fileEntities(f.path)) {
+    const fileEnts = engine.fileEntities(f.path);
+    const overloadOf = overloadTargets(fileEnts);
+    for (const e of fileEnts) {
       if (!e.file || !e.span || !e.nameSpan) continue;
       entities.push({
         id: e.id,
@@ -29,6 +31,7 @@ export function readNsccnSide(engine: Engine): NsccnSide {
         start: e.span.start,
         end: e.span.end,
         parent: e.parent,
+        overloadOf: overloadOf.get(e.id),
       });
       if (e.kind === 'function' || e.kind === 'method') signatures.set(e.id, e.signature);
       for (const x of engine.outgoing(e.id, ['CALLS', 'INHERITS'])) {
@@ -47,6 +50,26 @@ export function readNsccnSide(engine: Engine): NsccnSide {
     }
   }
   return { entities, inherits, facts, signatures };
+}
+
+const isStub = (decorators: readonly string[]) => decorators.some((d) => /^(\w+\.)*overload$/.test(d));
+
+/** `@overload` stubs of a file → the definition they fold into: the implementation, else the first stub. */
+function overloadTargets(ents: ReadonlyArray<{ id: string; qname: string; kind: string; decorators: string[] }>): Map<string, string> {
+  const byQname = new Map<string, Array<{ id: string; stub: boolean }>>();
+  for (const e of ents) {
+    if (e.kind !== 'function' && e.kind !== 'method') continue;
+    const list = byQname.get(e.qname) ?? [];
+    list.push({ id: e.id, stub: isStub(e.decorators) });
+    byQname.set(e.qname, list);
+  }
+  const out = new Map<string, string>();
+  for (const defs of byQname.values()) {
+    if (!defs.some((d) => d.stub)) continue;
+    const impl = defs.filter((d) => !d.stub).pop() ?? defs[0];
+    for (const d of defs) if (d.stub && d.id !== impl.id) out.set(d.id, impl.id);
+  }
+  return out;
 }
 
 /** The functions and methods pyright is asked about. */

@@ -32,10 +32,15 @@ interface Work {
    * a package's own module, everything inside the package, may bind differently now.
    */
   files: Map<string, string | null>;
+  /**
+   * Folders where a layout file (`__init__.py`, `setup.py`) appeared or went: every file below
+   * may be imported under other names now, and its own imports may pick other files.
+   */
+  layouts: Set<string>;
 }
 
 function newWork(): Work {
-  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map() };
+  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map(), layouts: new Set() };
 }
 
 const CHUNK = 5000;
@@ -75,8 +80,11 @@ export class Graph {
       if (!r.path) continue;
       let list = ents.get(r.path);
       if (!list) ents.set(r.path, (list = []));
-      const getter = !!r.decorators && !!languages.get(r.path)?.isPropertyGetter(JSON.parse(r.decorators) as string[]);
-      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null, returns: r.returns, alias: r.alias, property: getter });
+      const decorators = r.decorators ? (JSON.parse(r.decorators) as string[]) : [];
+      const lang = languages.get(r.path);
+      const getter = decorators.length > 0 && !!lang?.isPropertyGetter(decorators);
+      const overload = decorators.length > 0 && !!lang?.isOverloadStub?.(decorators);
+      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null, returns: r.returns, alias: r.alias, property: getter, overload });
     }
     const bindings = groupBy(this.store.importRows(), (r) => r.path);
     const attrTypes = groupBy(this.store.attrTypeRows(), (r) => r.path);
@@ -108,8 +116,13 @@ export class Graph {
     this.contexts.set(file, context);
     const before = this.model.files.get(file);
     if (!before) w.files.set(file, module);
+    if (!before && language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
     const oldIds = new Set(before ? [...before.byQname.values()].map((e) => e.id) : []);
     const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
+    // Definitions whose role a decorator sets (an `@overload` stub, a property getter): a
+    // change of role moves what their name resolves to, here and elsewhere.
+    const role = (e: { overload?: boolean; property?: boolean }) => `${e.overload ? 'o' : ''}${e.property ? 'p' : ''}`;
+    const oldRoles = new Map(before ? [...before.byQname.values(), ...[...before.dupes.values()].flat()].map((e) => [e.id, role(e)]) : []);
     const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
     const rebased = ex.entities.filter((e) => e.kind === 'class' && oldBases.has(e.id) && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])).map((e) => e.id);
@@ -120,11 +133,18 @@ export class Graph {
       file,
       language,
       module,
-      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null, property: language.isPropertyGetter(e.decorators) })),
+      entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null, property: language.isPropertyGetter(e.decorators), overload: !!language.isOverloadStub?.(e.decorators) })),
       bindings: ex.imports,
       attrTypes: ex.attrTypes,
     });
     if (rebased.length) for (const n of this.inheritedNames(rebased)) w.names.add(n);
+    for (const e of ex.entities) {
+      const was = oldRoles.get(e.id);
+      if (was !== undefined && was !== role({ overload: !!language.isOverloadStub?.(e.decorators), property: language.isPropertyGetter(e.decorators) })) {
+        w.names.add(e.name);
+        if (kept.length) for (const rid of kept) w.recheck.push(rid);
+      }
+    }
     for (const e of ex.entities) {
       // A new name may capture references elsewhere; a class whose bases moved changes lookups through it.
       if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? []))) w.names.add(e.name);
@@ -137,8 +157,9 @@ export class Graph {
     const members = ex.entities.filter((e) => e.kind === 'method' && !oldIds.has(e.id)).map((e) => e.parent);
     for (const id of removedIds) if (id.startsWith('method:')) members.push(before?.byQname.get(id.slice(id.lastIndexOf(':') + 1))?.parent ?? null);
     for (const cls of members) if (cls) w.classes.add(lastSegment(cls.slice(cls.lastIndexOf(':') + 1)));
-    for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local));
-    for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l));
+    // An import that comes or goes may (re-)export a class: receivers typed by its name move too.
+    for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local)), w.types.add(lastSegment(b.local));
+    for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l)), w.types.add(lastSegment(l));
     for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
   }
 
@@ -148,7 +169,9 @@ export class Graph {
     const w = fromRun && this.run ? this.run : this.live;
     for (const rid of deleted.orphaned) w.recheck.push(rid);
     for (const id of removedIds) if (id.startsWith('class:')) w.types.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
-    w.files.set(file, this.model.files.get(file)?.module ?? null);
+    const gone = this.model.files.get(file);
+    w.files.set(file, gone?.module ?? null);
+    if (gone?.language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
     this.model.removeFile(file);
     this.contexts.delete(file);
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
@@ -200,6 +223,14 @@ export class Graph {
       if (dir && name === dir.slice(dir.lastIndexOf('/') + 1)) for (const p of this.store.pathsUnder(dir)) out.add(p);
     }
     for (const f of changed.keys()) out.delete(f); // their own refs are pending already, or gone
+    return out;
+  }
+
+  /** The files below any of `dirs` ('' is the root), with their module names. */
+  private filesBelow(dirs: Set<string>): Map<string, string | null> {
+    const out = new Map<string, string | null>();
+    const paths = dirs.has('') ? [...this.model.files.keys()] : [...dirs].flatMap((d) => this.store.pathsUnder(d));
+    for (const p of paths) out.set(p, this.model.files.get(p)?.module ?? null);
     return out;
   }
 
@@ -304,6 +335,11 @@ export class Graph {
       for (const name of [...names]) for (const local of this.store.aliasesOf(name)) names.add(lastSegment(local));
       for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
       for (const path of this.filesImporting(w.files)) for (const r of this.store.refsOfFile(path)) add(r);
+      if (w.layouts.size) {
+        const moved = this.filesBelow(w.layouts);
+        for (const path of moved.keys()) for (const r of this.store.refsOfFile(path)) add(r);
+        for (const path of this.filesImporting(moved)) for (const r of this.store.refsOfFile(path)) add(r);
+      }
       if (w.types.size) {
         const words = /\w+/g;
         const typed = this.store.typedRefs().filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t)));

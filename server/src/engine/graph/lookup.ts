@@ -1,7 +1,7 @@
 // Name lookup over the symbol model: scopes, imports and re-exports, class members through the
 // MRO, attribute and return types, aliases. The rules are in ./README.md; ./resolve.ts turns
 // these lookups into edges per relation.
-import type { Ent, FileSymbols, SymbolModel } from './model';
+import type { Binding, Ent, FileSymbols, SymbolModel } from './model';
 import { dirOf, MEMBER_CONTAINERS, TYPE_KINDS } from './model';
 import type { RefInput } from './resolve';
 import { MODULE_VALUE } from '../languages/types';
@@ -205,7 +205,7 @@ export class NameLookup {
   protected packagePrefix(fs: FileSymbols, segs: string[]): Found {
     if (segs.length < 2 || !fs.bindings.some((b) => b.local?.startsWith(segs[0] + '.'))) return NOT_FOUND;
     for (let i = segs.length - 1; i >= 1; i--) {
-      const files = this.model.moduleFiles(segs.slice(0, i).join('.'));
+      const files = this.model.moduleFiles(segs.slice(0, i).join('.'), { file: fs.file });
       if (!files.length) continue;
       let cur = files.map((f) => this.model.moduleEntity(f)).filter((e): e is Ent => !!e);
       for (const s of segs.slice(i)) cur = cur.flatMap((e) => this.inside(e, s, 0));
@@ -245,35 +245,42 @@ export class NameLookup {
       const b = fs.byLocal.get(name)?.find((x) => x.scope === null);
       if (b) return this.binding(b, hops + 1).ents;
       for (const star of fs.stars) {
-        const r = this.moduleEnts(star.module).flatMap((m) => this.inside(m, name, hops + 1));
+        const r = this.moduleEnts(star.module, star).flatMap((m) => this.inside(m, name, hops + 1));
         if (r.length) return r;
       }
     }
     return [];
   }
 
-  protected binding(b: { module: string; member: string | null }, hops: number): Found {
-    const mods = this.moduleEnts(b.module);
+  protected binding(b: Binding, hops: number): Found {
+    const mods = this.moduleEnts(b.module, b);
     if (!b.member) {
       if (!mods.length) return NOT_FOUND;
       // A module whose value was replaced (`module.exports = X`) yields X.
       const value = hops < MAX_HOPS ? this.model.files.get(mods[0].file)?.byLocal.get(MODULE_VALUE)?.find((x) => x.scope === null) : undefined;
       const v = value ? this.binding(value, hops + 1) : NOT_FOUND;
-      return v.ents.length ? v : { ents: mods.slice(0, 1), ambiguous: false };
+      // Several files of one name, equally near (graph/README.md, "Module names"): each, ambiguous.
+      return v.ents.length ? v : { ents: mods.slice(0, MAX_CANDIDATES), ambiguous: mods.length > 1 };
     }
     const ents = mods.flatMap((m) => this.inside(m, b.member!, hops));
     return ents.length ? { ents, ambiguous: ents.length > 1 } : NOT_FOUND;
   }
 
-  protected moduleEnts(module: string): Ent[] {
-    return this.model.moduleFiles(module).map((f) => this.model.moduleEntity(f)).filter((e): e is Ent => !!e);
+  /** Module entities of an import's module, as seen from the importing file. */
+  protected moduleEnts(module: string, from: { file: string; relative?: boolean }): Ent[] {
+    return this.model.moduleFiles(module, from).map((f) => this.model.moduleEntity(f)).filter((e): e is Ent => !!e);
   }
 
-  /** IMPORTS targets are absolute dotted names: the longest module prefix, then members. */
-  protected importTarget(dotted: string): Found {
+  /**
+   * IMPORTS targets are absolute dotted names: the longest module prefix, then members. A
+   * prefix inside what one of the file's relative imports names is found by module name.
+   */
+  protected importTarget(fs: FileSymbols, dotted: string): Found {
     const segs = dotted.split('.');
     for (let i = segs.length; i >= 1; i--) {
-      const mods = this.moduleEnts(segs.slice(0, i).join('.'));
+      const prefix = segs.slice(0, i).join('.');
+      const relative = fs.bindings.some((b) => b.relative && (prefix === b.module || prefix.startsWith(b.module + '.')));
+      const mods = this.moduleEnts(prefix, { file: fs.file, relative });
       if (!mods.length) continue;
       let cur = mods.slice(0, 1);
       for (const s of segs.slice(i)) cur = cur.flatMap((e) => this.inside(e, s, 0));
@@ -294,7 +301,7 @@ export class NameLookup {
     const b = this.bindingFor(fs, from, n);
     if (b) return this.binding(b, 0);
     for (const star of fs.stars) {
-      const r = this.moduleEnts(star.module).flatMap((m) => this.inside(m, n, 1));
+      const r = this.moduleEnts(star.module, star).flatMap((m) => this.inside(m, n, 1));
       if (r.length) return { ents: r, ambiguous: r.length > 1 };
     }
     if (!guess || fs.language.builtins?.has(n)) return NOT_FOUND;

@@ -1,7 +1,7 @@
 // The in-memory symbol model that name resolution reads: per file, its entities by qualified
 // name, its import bindings and attribute types; across files, modules by dotted name and
 // top-level names. Built once from the store, then kept current file by file.
-import type { LanguageSupport, ProjectFiles } from '../languages/types';
+import type { ImportName, LanguageSupport, ProjectFiles, WorkspaceLayout } from '../languages/types';
 
 export interface Ent {
   id: string;
@@ -15,6 +15,8 @@ export interface Ent {
   alias?: string | null;
   /** A property getter: reading the attribute calls it. */
   property?: boolean;
+  /** A typing stub (`@overload`) of another definition of the same name. */
+  overload?: boolean;
 }
 
 export interface Binding {
@@ -24,6 +26,17 @@ export interface Binding {
   /** Absolute dotted module (relative imports already made absolute), or as written if that failed. */
   module: string;
   member: string | null;
+  /** The file holding the import: its place decides between files of the same import name. */
+  file: string;
+  /** Written relative to the file (`..models`): found by module name from the root, not by import name. */
+  relative: boolean;
+}
+
+/** A file under one of its import names. */
+interface Named {
+  file: string;
+  kind: ImportName['kind'];
+  dir: string;
 }
 
 export interface FileSymbols {
@@ -58,8 +71,17 @@ const TOP_KINDS = new Set(['function', 'class', 'interface', 'enum', 'namespace'
 export class SymbolModel {
   readonly files = new Map<string, FileSymbols>();
   readonly byId = new Map<string, Ent>();
-  /** Dotted module name (and each of its dotted suffixes) → files. */
+  /** Module name (the path from the root) → files: what relative imports and submodules find. */
   private readonly modules = new Map<string, Set<string>>();
+  /**
+   * Import name → the files under it, built when first asked after a layout file (`__init__.py`)
+   * came or went; files set since then are named on the next ask (`unnamed`).
+   */
+  private imports: Map<string, Named[]> | null = null;
+  private readonly namesOf = new Map<string, string[]>();
+  private readonly basedirs = new Map<string, string>();
+  private readonly unnamed = new Set<string>();
+  private layout: WorkspaceLayout = this.newLayout();
   /** Top-level function/class name → entities, across the workspace. */
   private readonly topByName = new Map<string, Set<Ent>>();
   /** Directory → its files. */
@@ -70,7 +92,8 @@ export class SymbolModel {
   constructor(readonly project?: ProjectFiles) {}
 
   setFile(input: FileInput): void {
-    this.removeFile(input.file);
+    const existed = this.files.has(input.file);
+    this.removeFile(input.file, true);
     const byQname = new Map<string, Ent>();
     let moduleEnt: Ent | undefined;
     const dupes = new Map<string, Ent[]>();
@@ -84,18 +107,17 @@ export class SymbolModel {
       this.byId.set(e.id, e);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) addTo(this.topByName, e.name, e);
     }
+    foldOverloads(byQname, dupes);
     const attrTypes = new Map<string, Map<string, string>>();
     for (const a of input.attrTypes) {
       let m = attrTypes.get(a.cls);
       if (!m) attrTypes.set(a.cls, (m = new Map()));
       if (!m.has(a.attr)) m.set(a.attr, a.type);
     }
-    const bindings = input.bindings.map((b) => ({
-      scope: moduleEnt && b.from !== moduleEnt.id ? b.from : null,
-      local: b.local,
-      member: b.member,
-      module: input.language.absoluteModule(b.module, input.file, this.project) ?? b.module,
-    }));
+    const bindings = input.bindings.map((b) => {
+      const module = input.language.absoluteModule(b.module, input.file, this.project) ?? b.module;
+      return { scope: moduleEnt && b.from !== moduleEnt.id ? b.from : null, local: b.local, member: b.member, module, file: input.file, relative: module !== b.module };
+    });
     const byLocal = new Map<string, Binding[]>();
     for (const b of bindings) {
       if (b.local === null) continue;
@@ -105,12 +127,17 @@ export class SymbolModel {
     }
     const stars = bindings.filter((b) => b.member === '*');
     this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes });
-    if (input.module) for (const key of moduleKeys(input.language, input.module)) addTo(this.modules, key, input.file);
+    if (input.module) addTo(this.modules, input.module, input.file);
+    // A new `__init__.py` renames the files around it, and a new folder may be a source root
+    // (`src/`, a namespace package): the index is built anew when next asked.
+    if (!existed && (input.language.isLayoutFile?.(input.file) || !this.dirs.has(dirOf(input.file)))) this.imports = null;
+    else if (this.imports) this.unnamed.add(input.file);
     addTo(this.dirs, dirOf(input.file), input.file);
     this.generation++;
   }
 
-  removeFile(file: string): void {
+  /** `replacing`: a new version of the file follows at once (its layout role is unchanged). */
+  removeFile(file: string, replacing = false): void {
     const fs = this.files.get(file);
     if (!fs) return;
     if (fs.moduleEnt) this.byId.delete(fs.moduleEnt.id);
@@ -119,18 +146,99 @@ export class SymbolModel {
       this.byId.delete(e.id);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) removeFrom(this.topByName, e.name, e);
     }
-    if (fs.module) for (const key of moduleKeys(fs.language, fs.module)) removeFrom(this.modules, key, file);
+    if (fs.module) removeFrom(this.modules, fs.module, file);
+    if (!replacing && fs.language.isLayoutFile?.(file)) this.imports = null;
+    else this.unname(file);
     removeFrom(this.dirs, dirOf(file), file);
     this.files.delete(file);
     this.generation++;
   }
 
-  /** Files of a dotted module: exact name first, else a unique suffix match (src layouts). */
-  moduleFiles(module: string): string[] {
-    const exact = [...(this.modules.get(module) ?? [])].filter((f) => this.files.get(f)?.module === module);
-    if (exact.length) return exact;
-    const bySuffix = [...(this.modules.get(module) ?? [])];
-    return bySuffix.length === 1 ? bySuffix : [];
+  /**
+   * Files a module name finds from `from`. A relative import (and a package's submodule) finds
+   * files by module name. An absolute import finds them by import name, and among several
+   * files of one name (graph/README.md, "Module names"): a declared source root's, else one
+   * in the importer's own basedir, else the root's, else — unless the language knows the name
+   * lives outside the workspace — another basedir's; among those, the nearest to the importer.
+   */
+  moduleFiles(module: string, from?: { file: string; relative?: boolean }): string[] {
+    if (!from || from.relative) return [...(this.modules.get(module) ?? [])];
+    const lang = this.files.get(from.file)?.language;
+    const family = lang ? (lang.family ?? lang.id) : undefined;
+    const all = (this.importIndex().get(module) ?? []).filter((n) => {
+      const l = this.files.get(n.file)?.language;
+      return !!l && (l.family ?? l.id) === family;
+    });
+    if (all.length <= 1 && (!all.length || all[0].kind !== 'basedir')) return all.map((n) => n.file);
+    const declared = all.filter((n) => n.kind === 'declared');
+    if (declared.length) return nearest(declared, from.file);
+    const own = this.basedirs.get(from.file) ?? '';
+    const mine = all.filter((n) => n.dir === own);
+    if (mine.length) return nearest(mine, from.file);
+    const root = all.filter((n) => n.kind === 'root');
+    if (root.length) return nearest(root, from.file);
+    const top = module.split('.')[0];
+    if (lang?.isExternalModule?.(top, this.layout)) return [];
+    return nearest(all, from.file);
+  }
+
+  /** The import-name index, built or brought up to date. */
+  private importIndex(): Map<string, Named[]> {
+    if (!this.imports) {
+      this.imports = new Map();
+      this.namesOf.clear();
+      this.basedirs.clear();
+      this.unnamed.clear();
+      this.layout = this.newLayout();
+      for (const file of this.files.keys()) this.name(file);
+    } else if (this.unnamed.size) {
+      for (const file of this.unnamed) {
+        this.unname(file);
+        if (this.files.has(file)) this.name(file);
+      }
+      this.unnamed.clear();
+    }
+    return this.imports;
+  }
+
+  private name(file: string): void {
+    const fs = this.files.get(file)!;
+    const lang = fs.language;
+    const names = lang.importNames ? lang.importNames(file, this.layout) : fs.module ? [{ name: fs.module, kind: 'declared' as const, dir: '' }] : [];
+    for (const n of names) {
+      const list = this.imports!.get(n.name);
+      const entry = { file, kind: n.kind, dir: n.dir };
+      if (list) list.push(entry);
+      else this.imports!.set(n.name, [entry]);
+    }
+    this.namesOf.set(file, names.map((n) => n.name));
+    this.basedirs.set(file, lang.basedir?.(file, this.layout) ?? '');
+  }
+
+  private unname(file: string): void {
+    if (!this.imports) return;
+    for (const n of this.namesOf.get(file) ?? []) {
+      const list = this.imports.get(n)?.filter((e) => e.file !== file);
+      if (list?.length) this.imports.set(n, list);
+      else this.imports.delete(n);
+    }
+    this.namesOf.delete(file);
+    this.basedirs.delete(file);
+  }
+
+  private newLayout(): WorkspaceLayout {
+    const memo = new Map<string, unknown>();
+    return {
+      project: this.project,
+      has: (file) => this.files.has(file),
+      files: () => this.files.keys(),
+      memo: <T>(key: string, compute: () => T): T => {
+        if (memo.has(key)) return memo.get(key) as T;
+        const v = compute();
+        memo.set(key, v);
+        return v;
+      },
+    };
   }
 
   moduleEntity(file: string): Ent | undefined {
@@ -151,8 +259,34 @@ export function dirOf(file: string): string {
   return i < 0 ? '' : file.slice(0, i);
 }
 
-function moduleKeys(language: LanguageSupport, module: string): string[] {
-  return language.moduleKeys?.(module) ?? [module];
+/**
+ * `@overload` stubs are not definitions of their own: a name's definitions are the ones that
+ * are not stubs (one: no longer a duplicate), or the first stub when there are only stubs.
+ */
+function foldOverloads(byQname: Map<string, Ent>, dupes: Map<string, Ent[]>): void {
+  for (const [qname, all] of dupes) {
+    if (!all.some((e) => e.overload)) continue;
+    const real = all.filter((e) => !e.overload);
+    const kept = real.length ? real : all.slice(0, 1);
+    byQname.set(qname, kept[kept.length - 1]);
+    if (kept.length > 1) dupes.set(qname, kept);
+    else dupes.delete(qname);
+  }
+}
+
+/** The entries nearest to `file`: the longest common folder prefix. */
+function nearest(entries: Named[], file: string): string[] {
+  const files = [...new Set(entries.map((e) => e.file))];
+  if (files.length === 1) return files;
+  const dir = dirOf(file).split('/');
+  const shared = (f: string) => {
+    const d = dirOf(f).split('/');
+    let k = 0;
+    while (k < d.length && k < dir.length && d[k] === dir[k] && d[k] !== '') k++;
+    return k;
+  };
+  const best = Math.max(...files.map(shared));
+  return files.filter((f) => shared(f) === best);
 }
 
 /**

@@ -41,7 +41,7 @@ export class Resolver extends NameLookup {
       case 'INHERITS':
         return this.result(this.path(fs, from, ref.target, true), (e) => TYPE_KINDS.has(e.kind));
       case 'IMPORTS':
-        return this.result(this.importTarget(ref.target), () => true);
+        return this.result(this.importTarget(fs, ref.target), () => true);
       case 'MUTATES':
         return this.mutates(fs, from, ref);
       case 'READS_CONFIG':

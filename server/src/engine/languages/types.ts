@@ -149,6 +149,41 @@ export interface ProjectFiles {
   read(rel: string): string | undefined;
   /** Names of the entries of a directory ('' is the root); empty when there is none. */
   list(rel: string): string[];
+  /**
+   * Names of the folders holding the workspace root, innermost first (`/x/site-packages/flask`
+   * → `flask`, `site-packages`, `x`), so a language can tell what the root itself is imported
+   * as; `read('../f')` reads beside the root. Absent: nothing outside the root is known.
+   */
+  rootNames?(): string[];
+}
+
+/**
+ * What a language sees of the workspace's layout when it names a file's modules: the project
+ * files, which files are indexed, and a cache that lives exactly as long as this layout (the
+ * graph builds a new layout when a file the language calls a layout file appears or goes).
+ */
+export interface WorkspaceLayout {
+  project?: ProjectFiles;
+  /** Is this workspace path an indexed file? */
+  has(file: string): boolean;
+  /** The indexed files, in no particular order. */
+  files(): Iterable<string>;
+  /** `compute()` once per key for this layout: derived facts (source roots, package folders). */
+  memo<T>(key: string, compute: () => T): T;
+}
+
+/**
+ * A dotted name a file is imported under, and where the name comes from: a `declared` source
+ * root (a project file's, a `src/` folder, the root when it is itself a package), the `root`
+ * of the workspace, or the file's own `basedir` (a folder that scripts and tests run from).
+ * Resolution prefers declared, then the importer's own basedir, then the root, then the nearest
+ * file of other basedirs (see graph/README.md).
+ */
+export interface ImportName {
+  name: string;
+  kind: 'declared' | 'root' | 'basedir';
+  /** The folder the name is relative to ('' is the workspace root). */
+  dir: string;
 }
 
 /**
@@ -226,8 +261,30 @@ export interface LanguageSupport {
   /** Is a method with these decorators (as extracted) read as an attribute (a property getter)? */
   isPropertyGetter(decorators: readonly string[]): boolean;
   /**
-   * Keys under which a module can be found besides its own name (Python: every dotted suffix,
-   * for src layouts). Default: the name only.
+   * Is a definition with these decorators a typing stub of another of the same name (Python
+   * `@overload`)? Stubs fold into the definition that is not one, else into the first stub.
    */
-  moduleKeys?(module: string): string[];
+  isOverloadStub?(decorators: readonly string[]): boolean;
+  /**
+   * The names an absolute import finds a workspace file under (Python: its dotted path from
+   * each source root, and from its basedir). Default: its module name, as `declared`. A
+   * relative import finds a file by its module name alone (`moduleName`, from the root).
+   */
+  importNames?(file: string, layout: WorkspaceLayout): ImportName[];
+  /**
+   * The folder whose files `file` imports by their bare names first (Python: the first
+   * ancestor without `__init__.py`, what pytest and a script's run put on the path).
+   */
+  basedir?(file: string, layout: WorkspaceLayout): string;
+  /**
+   * Files whose appearing or going changes the import names of others (`__init__.py`,
+   * `setup.py`): every file under their folder is named anew and its references resolved again.
+   */
+  isLayoutFile?(file: string): boolean;
+  /**
+   * A top-level module the language knows to live outside the workspace (Python's standard
+   * library, a package installed in the project's virtual environment): an import of it is
+   * never bound to a workspace file found only through another folder's basedir.
+   */
+  isExternalModule?(top: string, layout: WorkspaceLayout): boolean;
 }

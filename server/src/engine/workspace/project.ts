@@ -14,6 +14,11 @@ export function projectFiles(root: string): ProjectFiles {
         return undefined;
       }
     },
+    rootNames() {
+      const out: string[] = [];
+      for (let dir = path.resolve(root); path.dirname(dir) !== dir; dir = path.dirname(dir)) out.push(path.basename(dir));
+      return out;
+    },
     list(rel) {
       try {
         return fs.readdirSync(abs(rel));

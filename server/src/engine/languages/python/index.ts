@@ -1,7 +1,8 @@
 // Python, registered in ../registry.ts.
 import type { LanguageSupport } from '../types';
 import { extractPython, type PythonReuse } from './extract';
-import { absoluteModule, BUILTINS, EXCEPTION_BASES, handlerCatches, isPropertyGetter, moduleKeys, moduleName } from './names';
+import { absoluteModule, BUILTINS, EXCEPTION_BASES, handlerCatches, isOverloadStub, isPropertyGetter, moduleName } from './names';
+import { basedir, importNames, isExternalModule, isLayoutFile } from './modules';
 import { skeletonPython } from './skeleton';
 
 export const python: LanguageSupport = {
@@ -20,5 +21,9 @@ export const python: LanguageSupport = {
   constructorName: '__init__',
   rootClass: 'object',
   isPropertyGetter,
-  moduleKeys,
+  isOverloadStub,
+  importNames,
+  basedir,
+  isLayoutFile,
+  isExternalModule,
 };

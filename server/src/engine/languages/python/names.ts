@@ -110,13 +110,12 @@ export function handlerCatches(handler: string, names: ReadonlySet<string>): boo
 
 const GETTERS = /^(property|(\w+\.)*cached_property|abc\.abstractproperty|\w+\.getter)$/;
 
+/** `@overload`, `@typing.overload`, `@typing_extensions.overload`: a stub for the type checker. */
+export function isOverloadStub(decorators: readonly string[]): boolean {
+  return decorators.some((d) => /^(\w+\.)*overload$/.test(d));
+}
+
 /** `@property`, `@cached_property`, `@x.getter`: reading the attribute runs the method. */
 export function isPropertyGetter(decorators: readonly string[]): boolean {
   return decorators.some((d) => GETTERS.test(d));
-}
-
-/** `shop.models` is also found as `models` (src layouts, scripts run from a subdirectory). */
-export function moduleKeys(module: string): string[] {
-  const parts = module.split('.');
-  return parts.map((_, i) => parts.slice(i).join('.'));
 }
