@@ -480,7 +480,10 @@ export interface StatsResponse {
   root: string;
   files: number;
   entities: Record<string, number>;
+  /** Edges per relation, dispatch edges not included. */
   edges: Record<string, number>;
+  /** CALLS edges to overrides a method call may reach through a subclass ("may call"). */
+  dispatchEdges: number;
   unresolvedEdges: number;
   dbBytes: number;
   embeddings: EmbeddingStatus | null;

@@ -123,6 +123,7 @@ export function formatStats(s: StatsResponse): string {
     ['files', String(s.files)],
     ...Object.entries(s.entities).sort().map(([k, n]): [string, string] => [`entities: ${k}`, String(n)]),
     ...Object.entries(s.edges).sort().map(([k, n]): [string, string] => [`edges: ${k}`, String(n)]),
+    ['edges: CALLS, dispatch (may call)', String(s.dispatchEdges)],
     ['unresolved references', String(s.unresolvedEdges)],
     ['index size', `${(s.dbBytes / 1024 / 1024).toFixed(1)} MB`],
     ['embeddings', s.embeddings ? `${s.embeddings.model}: ${s.embeddings.done}/${s.embeddings.total}` : 'no model'],
