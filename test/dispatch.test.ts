@@ -146,6 +146,22 @@ describe('dispatch edges move with overrides and bases (incremental = cold)', ()
       fs.writeFileSync(handlers, original.replace(/class JsonHandler\(BaseHandler\):\n    def handle\(self, data\):\n        return "json"\n/, ''));
       await e.indexWorkspace();
       expect(edgeList(e)).toEqual(await cold(root));
+
+      // A class without the method, between the base and an override in another file: when it
+      // goes, the override leaves the tree below BaseHandler; when it comes back, it rejoins.
+      fs.writeFileSync(handlers, original);
+      fs.writeFileSync(path.join(root, 'app/mid.py'), 'from web.handlers import BaseHandler\n\n\nclass Mid(BaseHandler):\n    pass\n');
+      fs.writeFileSync(path.join(root, 'app/leaf.py'), 'from app.mid import Mid\n\n\nclass Leaf(Mid):\n    def handle(self, data):\n        return "leaf"\n');
+      await e.indexWorkspace();
+      expect(calls(e, 'func:app/server.py:serve')).toContain('method:app/leaf.py:Leaf.handle (dispatch)');
+      fs.writeFileSync(path.join(root, 'app/mid.py'), 'from web.handlers import BaseHandler\n');
+      await e.indexWorkspace();
+      expect(calls(e, 'func:app/server.py:serve')).not.toContain('method:app/leaf.py:Leaf.handle (dispatch)');
+      expect(edgeList(e)).toEqual(await cold(root));
+      fs.writeFileSync(path.join(root, 'app/mid.py'), 'from web.handlers import BaseHandler\n\n\nclass Mid(BaseHandler):\n    pass\n');
+      await e.indexWorkspace();
+      expect(calls(e, 'func:app/server.py:serve')).toContain('method:app/leaf.py:Leaf.handle (dispatch)');
+      expect(edgeList(e)).toEqual(await cold(root));
     } finally {
       await e.close();
     }
