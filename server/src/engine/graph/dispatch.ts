@@ -25,9 +25,13 @@ export function baseName(base: string): string {
 export class DispatchResolver extends Resolver {
   /** Classes by the name their base expressions give (`class D(pkg.C)` under `C`). */
   private readonly byBase = new Map<string, Set<Ent>>();
-  /** What `byBase` holds per file, and the file's symbols it was read from. */
-  private readonly indexed = new Map<string, { fs: FileSymbols; entries: Array<[string, Ent]> }>();
-  private readonly subclassCache = new Map<string, Ent[]>();
+  /** Methods by name: a name defined once has no override anywhere. */
+  private readonly methodsByName = new Map<string, Set<Ent>>();
+  /** What `byBase` and `methodsByName` hold per file, and the file's symbols they were read from. */
+  private readonly indexed = new Map<string, { fs: FileSymbols; entries: Array<[string, Ent]>; methods: Ent[] }>();
+  private readonly subclassCache = new Map<string, { list: Ent[]; ids: Set<string> }>();
+  /** `class id \0 method name` → the overrides below that class. */
+  private readonly overrideCache = new Map<string, string[]>();
   private dispatchGen = -1;
 
   constructor(model: SymbolModel) {
@@ -42,17 +46,33 @@ export class DispatchResolver extends Resolver {
    */
   overrides(ref: RefInput, res: Resolution): string[] {
     if (ref.relation !== 'CALLS' || ref.access || !DISPATCHING.has(ref.receiver) || res.targets.length !== 1) return [];
-    const target = this.model.byId.get(res.targets[0]);
-    if (!target || target.kind !== 'method' || target.name !== lastSegment(ref.target)) return [];
     this.syncDispatch();
+    const name = lastSegment(ref.target);
+    const named = this.methodsByName.get(name);
+    if (!named || named.size < 2) return [];
+    const target = this.model.byId.get(res.targets[0]);
+    if (!target || target.kind !== 'method' || target.name !== name) return [];
     const recv = this.receiverClass(ref);
     if (!recv) return [];
-    const out: string[] = [];
-    for (const sub of this.subclasses(recv)) {
-      const m: Ent | undefined = this.model.files.get(sub.file)?.byQname.get(`${sub.qname}.${target.name}`);
-      if (m && m.kind === 'method' && m !== target) out.push(m.id);
+    const key = `${recv.id}\0${name}`;
+    let out = this.overrideCache.get(key);
+    if (!out) {
+      out = [];
+      const subs = this.subclasses(recv);
+      // Walk the shorter list: the methods of that name, or the classes below the receiver's.
+      if (named.size < subs.list.length) {
+        for (const m of named) if (m.parent && subs.ids.has(m.parent)) out.push(m.id);
+      } else {
+        for (const sub of subs.list) {
+          const m: Ent | undefined = this.model.files.get(sub.file)?.byQname.get(`${sub.qname}.${name}`);
+          if (m && m.kind === 'method') out.push(m.id);
+        }
+      }
+      out = out.sort().slice(0, MAX_DISPATCH + 1);
+      this.overrideCache.set(key, out);
     }
-    return out.sort().slice(0, MAX_DISPATCH);
+    // The target is in the receiver's MRO, so never below it; filtered all the same.
+    return out.filter((id) => id !== target.id).slice(0, MAX_DISPATCH);
   }
 
   /** The static class of the object the call is made on: `self`'s class, a typed local's, an attribute's. */
@@ -67,11 +87,11 @@ export class DispatchResolver extends Resolver {
   }
 
   /**
-   * Every workspace class below `cls`, each once, sorted by id. Candidates are found by the
+   * Every workspace class below `cls`, each once (ids too, for membership). Candidates are found by the
    * names in their base expressions, then checked against their MRO (a name may be another
    * class's); only a checked subclass's own name leads further down.
    */
-  private subclasses(cls: Ent): Ent[] {
+  private subclasses(cls: Ent): { list: Ent[]; ids: Set<string> } {
     const cached = this.subclassCache.get(cls.id);
     if (cached) return cached;
     const found = new Map<string, Ent>();
@@ -86,7 +106,7 @@ export class DispatchResolver extends Resolver {
         names.push(c.name);
       }
     }
-    const out = [...found.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const out = { list: [...found.values()], ids: new Set(found.keys()) };
     this.subclassCache.set(cls.id, out);
     return out;
   }
@@ -96,28 +116,41 @@ export class DispatchResolver extends Resolver {
     if (this.dispatchGen === this.model.generation) return;
     this.dispatchGen = this.model.generation;
     this.subclassCache.clear();
-    for (const [file, { fs, entries }] of this.indexed) {
+    this.overrideCache.clear();
+    for (const [file, { fs, entries, methods }] of this.indexed) {
       if (this.model.files.get(file) === fs) continue;
       for (const [name, e] of entries) {
         const set = this.byBase.get(name);
         set?.delete(e);
         if (set && !set.size) this.byBase.delete(name);
       }
+      for (const m of methods) {
+        const set = this.methodsByName.get(m.name);
+        set?.delete(m);
+        if (set && !set.size) this.methodsByName.delete(m.name);
+      }
       this.indexed.delete(file);
     }
     for (const [file, fs] of this.model.files) {
       if (this.indexed.has(file)) continue;
       const entries: Array<[string, Ent]> = [];
+      const methods: Ent[] = [];
       for (const e of fs.byQname.values()) {
+        if (e.kind === 'method' && e.parent) methods.push(e);
         if (!TYPE_KINDS.has(e.kind) || !e.bases) continue;
         for (const b of e.bases) entries.push([baseName(b), e]);
+      }
+      for (const m of methods) {
+        let set = this.methodsByName.get(m.name);
+        if (!set) this.methodsByName.set(m.name, (set = new Set()));
+        set.add(m);
       }
       for (const [name, e] of entries) {
         let set = this.byBase.get(name);
         if (!set) this.byBase.set(name, (set = new Set()));
         set.add(e);
       }
-      this.indexed.set(file, { fs, entries });
+      this.indexed.set(file, { fs, entries, methods });
     }
   }
 }
