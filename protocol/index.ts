@@ -246,6 +246,11 @@ export const TRACE_DEFAULT_DEPTH = 3;
 export const TRACE_MAX_DEPTH = 10;
 /** Paths between two entities (`to`): how many by default and at most. */
 export const TRACE_DEFAULT_PATHS = 3;
+/**
+ * How the faces label a dispatch edge: an override in a subclass that a call on a base-class
+ * method may reach. Call hierarchy items start their `detail` with it (LSP has no tag for it).
+ */
+export const MAY_CALL_LABEL = 'may call (override)';
 export const TRACE_MAX_PATHS = 20;
 
 export interface Position {
@@ -262,6 +267,11 @@ export interface TraceParams {
   relations?: Relation[];
   /** Token budget: unresolved names go first, then the farthest hops. */
   maxTokens?: number;
+  /**
+   * Follow dispatch edges ("may call": overrides of a called method in subclasses), marked
+   * `dispatch` on the edge. Default true; false leaves only the calls the code names.
+   */
+  dispatch?: boolean;
   /**
    * Another entity: answer the shortest paths from the root to it over `relations` (default
    * CALLS) instead of a traversal; `depth` bounds their length (default TRACE_MAX_DEPTH).
@@ -280,6 +290,8 @@ export interface PathHop {
   line: number;
   code?: string;
   ambiguous?: boolean;
+  /** The hop is a dispatch edge: an override the call may reach ("may call"). */
+  dispatch?: boolean;
 }
 
 export interface TracePath {
@@ -297,6 +309,11 @@ export interface TraceEdge {
   ambiguous?: boolean;
   /** For PROPAGATES_ERROR and CALLS: the site is inside a try that catches the error. */
   caught?: boolean;
+  /**
+   * A dispatch edge ("may call"): the call names a method of a base class, and this override
+   * in a subclass may run instead. Absent on the calls the code names.
+   */
+  dispatch?: boolean;
   /** 1-based line of the site in the source entity's file. */
   line?: number;
 }
@@ -480,7 +497,10 @@ export interface StatsResponse {
   root: string;
   files: number;
   entities: Record<string, number>;
+  /** Edges per relation, dispatch edges not included. */
   edges: Record<string, number>;
+  /** CALLS edges to overrides a method call may reach through a subclass ("may call"). */
+  dispatchEdges: number;
   unresolvedEdges: number;
   dbBytes: number;
   embeddings: EmbeddingStatus | null;

@@ -51,14 +51,17 @@ function names(root: string): { classes: string[]; defs: string[] } {
   return { classes: [...classes].sort(), defs: [...defs].sort() };
 }
 
-/** One random edit of the workspace on disk; returns what it did. */
-function mutate(root: string, original: Map<string, string>, r: Rng): string {
+/**
+ * One random edit of the workspace on disk; returns what it did. `overrides`: an eighth kind of
+ * edit, a method named like one defined elsewhere added to a subclass (dispatch edges move).
+ */
+function mutate(root: string, original: Map<string, string>, r: Rng, overrides = false): string {
   const files = pyFiles(root);
   const f = pick(r, files);
   const abs = path.join(root, f);
   const lines = fs.readFileSync(abs, 'utf8').split('\n');
   const bs = blocks(lines);
-  const op = Math.floor(r() * 7);
+  const op = Math.floor(r() * (overrides ? 8 : 7));
   if (op === 6) {
     // A folder becomes a package or stops being one: the import names of the files below move.
     const dirs = [...new Set(files.map((x) => path.dirname(x)))].filter((d) => d !== '.');
@@ -66,6 +69,17 @@ function mutate(root: string, original: Map<string, string>, r: Rng): string {
     if (fs.existsSync(init)) fs.rmSync(init);
     else fs.writeFileSync(init, '');
     return `${fs.existsSync(init) ? 'created' : 'deleted'} ${path.relative(root, init)}`;
+  }
+  if (op === 7) {
+    const subclasses = lines.flatMap((l, i) => (/^class \w+\(\w/.test(l) ? [i] : []));
+    const methods = [...new Set([...fs.readFileSync(abs, 'utf8').matchAll(/^ +def (\w+)\(self/gm)].map((m) => m[1]))];
+    if (subclasses.length && methods.length) {
+      const at = pick(r, subclasses);
+      const name = pick(r, methods);
+      lines.splice(at + 1, 0, `    def ${name}(self, *args):`, '        return None', '');
+      fs.writeFileSync(abs, lines.join('\n'));
+      return `${f}: override ${name} added to ${lines[at]}`;
+    }
   }
   if (op === 0 && bs.length) {
     const b = pick(r, bs);
@@ -150,7 +164,9 @@ describe('incremental equals cold', () => {
     ['causal', 2],
     ['python', 3],
     ['python', 4],
-    ...(process.env.NSCCN_MORE_SEEDS ? Array.from({ length: Number(process.env.NSCCN_MORE_SEEDS) }, (_, i) => [i % 2 ? 'python' : 'causal', 100 + i] as const) : []),
+    ['dispatch', 5],
+    ['dispatch', 6],
+    ...(process.env.NSCCN_MORE_SEEDS ? Array.from({ length: Number(process.env.NSCCN_MORE_SEEDS) }, (_, i) => [(['causal', 'python', 'dispatch'] as const)[i % 3], 100 + i] as const) : []),
   ] as const) {
     test(`40 random edits of ${fixture} (seed ${seed}), each re-indexed incrementally, equal a cold index`, async () => {
       const root = copyFixture(fixture);
@@ -162,7 +178,7 @@ describe('incremental equals cold', () => {
       const done: string[] = [];
       try {
         for (let step = 0; step < 40; step++) {
-          done.push(mutate(root, original, r));
+          done.push(mutate(root, original, r, fixture === 'dispatch'));
           await e.indexWorkspace();
           if (step % 4 !== 3) continue; // compare every few steps: a difference persists once made
           const [inc, cold] = [edgeList(e), await coldGraph(root)];

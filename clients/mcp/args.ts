@@ -39,6 +39,13 @@ export function optionalOneOf<T extends string>(tool: string, args: Args, key: s
   return v as T;
 }
 
+export function optionalBool(tool: string, args: Args, key: string): boolean | undefined {
+  const v = args[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw bad(tool, `'${key}' must be true or false`);
+  return v;
+}
+
 /** A string or an array of strings, each one of `choices` when given. */
 export function optionalList<T extends string>(tool: string, args: Args, key: string, choices?: readonly T[]): T[] | undefined {
   const v = args[key];

@@ -44,7 +44,7 @@ export function renderTrace(t: TraceResult): string {
         continue;
       }
       edges++;
-      const flags = [e.resolved ? '' : 'unresolved', e.ambiguous ? 'ambiguous' : '', e.caught ? 'caught' : ''].filter(Boolean).join(', ');
+      const flags = [e.resolved ? '' : 'unresolved', e.ambiguous ? 'ambiguous' : '', e.caught ? 'caught' : '', e.dispatch ? 'may call: override' : ''].filter(Boolean).join(', ');
       const at = e.line ? ` (line ${e.line})` : '';
       const s = e.resolved ? sig(e.target) : '';
       lines.push(`${indent}${e.incoming ? '←' : '→'} ${e.relation} ${e.target}${at}${s ? `  ${s}` : ''}${flags ? ` [${flags}]` : ''}`);

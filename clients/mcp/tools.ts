@@ -125,7 +125,7 @@ const traceCausalPath: ToolSpec = {
     'Trace: follow the causal graph from an entity. direction "down" = what it calls (default), "up" = who calls it, ' +
     '"state" = attributes/globals it and its callees mutate or read (and who else mutates them), "errors" = exceptions that can escape it (or, for an exception class, who raises it), ' +
     '"config" = configuration keys/files it depends on (or, for a config id, who reads it). ' +
-    'Returns an indented tree: arrow, relation, target id, the line of the call site, the target signature; [unresolved] marks names the index could not resolve, [ambiguous] one of several candidates. ' +
+    'Returns an indented tree: arrow, relation, target id, the line of the call site, the target signature; [unresolved] marks names the index could not resolve, [ambiguous] one of several candidates, [may call: override] an override in a subclass that a call on a base-class method may reach (dynamic dispatch; dispatch: false leaves these out). ' +
     'Next: open_surgical_window on the ids that matter.',
   inputSchema: {
     type: 'object',
@@ -138,17 +138,19 @@ const traceCausalPath: ToolSpec = {
         items: { type: 'string', enum: [...RELATIONS] },
         description: 'Only these relations (CALLS, INHERITS, IMPORTS, MUTATES, READS_CONFIG, PROPAGATES_ERROR).',
       },
+      dispatch: { type: 'boolean', default: true, description: 'Follow calls into overrides in subclasses ("may call"); false: only the methods the code names.' },
     },
     required: ['entity_id'],
     additionalProperties: false,
   },
   async run(raw, ctx) {
-    const args = A.object(this.name, raw, ['entity_id', 'direction', 'depth', 'relations']);
+    const args = A.object(this.name, raw, ['entity_id', 'direction', 'depth', 'relations', 'dispatch']);
     const id = ctx.root.entityId(A.requiredString(this.name, args, 'entity_id'));
     const direction = A.optionalOneOf(this.name, args, 'direction', TRACE_DIRECTIONS) ?? 'down';
     const depth = A.optionalInt(this.name, args, 'depth', 1, TRACE_MAX_DEPTH) ?? TRACE_DEFAULT_DEPTH;
     const relations = A.optionalList(this.name, args, 'relations', RELATIONS);
-    const t = await ctx.call<TraceResult>(Methods.trace, { id, direction, depth, ...(relations ? { relations } : {}) });
+    const dispatch = A.optionalBool(this.name, args, 'dispatch');
+    const t = await ctx.call<TraceResult>(Methods.trace, { id, direction, depth, ...(relations ? { relations } : {}), ...(dispatch === false ? { dispatch } : {}) });
     return { structured: t as unknown as Record<string, unknown>, text: renderTrace(t) };
   },
 };

@@ -41,7 +41,7 @@ async function graph(root: string): Promise<{ edges: string[]; entities: number 
     for (const f of e.store.files()) {
       for (const ent of e.fileEntities(f.path)) {
         entities++;
-        for (const x of e.outgoing(ent.id)) out.push(`${x.source} ${x.relation} ${x.target ?? '?' + x.targetName}${x.ambiguous ? ' ~' : ''} ${x.span.start.row}:${x.span.start.column}`);
+        for (const x of e.outgoing(ent.id)) out.push(`${x.source} ${x.relation} ${x.target ?? '?' + x.targetName}${x.ambiguous ? ' ~' : ''}${x.dispatch ? ' >' : ''} ${x.span.start.row}:${x.span.start.column}`);
       }
     }
     return { edges: out.sort(), entities };

@@ -8,7 +8,7 @@ import type { Engine } from '../../server/src/engine/engine';
 
 const MARKER = /(?:#|\/\/)\s*expect:(.*)$/;
 const RELATIONS = new Set(['CALLS', 'INHERITS', 'IMPORTS', 'MUTATES', 'READS_CONFIG', 'PROPAGATES_ERROR']);
-const FLAGS = new Set(['ambiguous', 'caught']);
+const FLAGS = new Set(['ambiguous', 'caught', 'dispatch']);
 /** An extension the samples may use; only these files are read for markers. */
 const SOURCE = /\.(py|ts|js)$/;
 
@@ -16,8 +16,8 @@ const SOURCE = /\.(py|ts|js)$/;
 export type Expectations = Map<string, string[]>;
 
 /** One edge as the samples write it: `RELATION target` with `?name` when unresolved, then flags. */
-export function edgeText(e: Pick<EdgeRow, 'relation' | 'target' | 'targetName' | 'ambiguous' | 'caught'>): string {
-  const flags = [e.ambiguous && 'ambiguous', e.caught && 'caught'].filter(Boolean);
+export function edgeText(e: Pick<EdgeRow, 'relation' | 'target' | 'targetName' | 'ambiguous' | 'caught' | 'dispatch'>): string {
+  const flags = [e.ambiguous && 'ambiguous', e.caught && 'caught', e.dispatch && 'dispatch'].filter(Boolean);
   return `${e.relation} ${e.target ?? '?' + e.targetName}${flags.length ? ` (${flags.join(', ')})` : ''}`;
 }
 

@@ -50,7 +50,7 @@ export function edgeList(engine: Engine, relations?: string[]): string[] {
     for (const e of engine.fileEntities(f.path)) {
       for (const x of engine.outgoing(e.id)) {
         if (relations && !relations.includes(x.relation)) continue;
-        out.push(`${x.source} -${x.relation}-> ${x.target ?? '?' + x.targetName}${x.ambiguous ? ' (ambiguous)' : ''}`);
+        out.push(`${x.source} -${x.relation}-> ${x.target ?? '?' + x.targetName}${x.ambiguous ? ' (ambiguous)' : ''}${x.dispatch ? ' (dispatch)' : ''}`);
       }
     }
   }

@@ -39,6 +39,8 @@ export function readNsccnSide(engine: Engine): NsccnSide {
           if (x.target) inherits.push([e.id, x.target]);
           continue;
         }
+        // Pyright's call hierarchy names the method a call names; overrides are not calls there.
+        if (x.dispatch) continue;
         facts.push({
           caller: e.id,
           file: x.file,

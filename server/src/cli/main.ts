@@ -92,9 +92,10 @@ export function buildProgram(): Command {
     .option('--k <n>', `with --to: how many paths, shortest first (default ${TRACE_DEFAULT_PATHS})`, intArg(1, TRACE_MAX_PATHS))
     .option('--relations <rel...>', 'only these relations (CALLS, MUTATES, ...); up/down follow them instead of CALLS (INHERITS: subclasses/bases)')
     .option('--unresolved', 'list unresolved names (builtins, libraries) instead of one summary line', false)
+    .option('--no-dispatch', 'leave out dispatch edges (overrides a call may reach in subclasses, marked "may call")')
     .addOption(maxTokensOption())
-    .action(async (id: string, o: GlobalOptions & { direction: TraceDirection; depth?: number; relations?: string[]; unresolved: boolean; maxTokens?: number; to?: string; k?: number }) => {
-      const r = await withEngine(o, (e) => e.trace({ id, direction: o.direction, depth: o.depth, relations: o.relations as never, maxTokens: o.maxTokens, to: o.to, k: o.k }));
+    .action(async (id: string, o: GlobalOptions & { direction: TraceDirection; depth?: number; relations?: string[]; unresolved: boolean; dispatch: boolean; maxTokens?: number; to?: string; k?: number }) => {
+      const r = await withEngine(o, (e) => e.trace({ id, direction: o.direction, depth: o.depth, relations: o.relations as never, maxTokens: o.maxTokens, to: o.to, k: o.k, dispatch: o.dispatch }));
       print(o.json, r, () => formatTrace(r, { unresolved: o.unresolved }));
     });
 

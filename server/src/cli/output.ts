@@ -59,7 +59,7 @@ export function formatTrace(t: TraceResult, opts: { unresolved?: boolean } = {})
         hidden.set(e.target, (hidden.get(e.target) ?? 0) + 1);
         continue;
       }
-      const flags = [e.resolved ? '' : 'unresolved', e.ambiguous ? 'ambiguous' : '', e.caught ? 'caught' : ''].filter(Boolean).join(', ');
+      const flags = [e.resolved ? '' : 'unresolved', e.ambiguous ? 'ambiguous' : '', e.caught ? 'caught' : '', e.dispatch ? 'may call: override' : ''].filter(Boolean).join(', ');
       const at = e.line ? ` (line ${e.line})` : '';
       lines.push(`${indent}${e.incoming ? '←' : '→'} ${e.relation} ${e.incoming ? 'from' : 'to'} ${e.target}${at}${flags ? ` [${flags}]` : ''}`);
       if (e.resolved && !seen.has(e.target) && t.adjacency[e.target]) {
@@ -90,7 +90,8 @@ function formatPaths(t: TraceResult): string {
     for (const h of p.hops) {
       const file = t.entities[h.from]?.file;
       const at = file ? `${file}:${h.line}` : `line ${h.line}`;
-      lines.push(`  → ${h.relation} ${h.to}${h.ambiguous ? ' [ambiguous]' : ''}`);
+      const flags = [h.ambiguous && 'ambiguous', h.dispatch && 'may call: override'].filter(Boolean).join(', ');
+      lines.push(`  → ${h.relation} ${h.to}${flags ? ` [${flags}]` : ''}`);
       lines.push(`      ${at}${h.code ? `  ${h.code}` : ''}`);
     }
   });
@@ -123,6 +124,7 @@ export function formatStats(s: StatsResponse): string {
     ['files', String(s.files)],
     ...Object.entries(s.entities).sort().map(([k, n]): [string, string] => [`entities: ${k}`, String(n)]),
     ...Object.entries(s.edges).sort().map(([k, n]): [string, string] => [`edges: ${k}`, String(n)]),
+    ['edges: CALLS, dispatch (may call)', String(s.dispatchEdges)],
     ['unresolved references', String(s.unresolvedEdges)],
     ['index size', `${(s.dbBytes / 1024 / 1024).toFixed(1)} MB`],
     ['embeddings', s.embeddings ? `${s.embeddings.model}: ${s.embeddings.done}/${s.embeddings.total}` : 'no model'],

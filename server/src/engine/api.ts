@@ -38,6 +38,11 @@ export interface EdgeRow {
   relation: Relation;
   ambiguous: boolean;
   caught: boolean;
+  /**
+   * A dispatch edge ("may call"): the call names a method, and this override of it in a
+   * subclass may run instead. Certain calls (what the call names) have false.
+   */
+  dispatch: boolean;
   /** Site of the reference in the source entity's file. */
   file: string;
   span: Span;

@@ -551,6 +551,7 @@ export class Engine {
       files: this.store.counts().files,
       entities: this.store.kindCounts(),
       edges: this.store.relationCounts(),
+      dispatchEdges: this.store.dispatchCount(),
       unresolvedEdges: this.store.unresolvedCount(),
       dbBytes,
       embeddings: this.embeddings.status(),

@@ -2,13 +2,15 @@
 // edges into an entity by caller (fromRanges: call sites in the caller's file); outgoing groups
 // the edges out of it by callee (fromRanges: call sites in its own file). Calls to names the
 // graph cannot resolve (builtins, libraries outside the workspace) have no item to show.
+// An item reached only through dispatch edges (an override a call on a base-class method may
+// run) says so: its `detail` starts with MAY_CALL_LABEL, as LSP has no tag for "may call".
 import type {
   CallHierarchyIncomingCall,
   CallHierarchyItem,
   CallHierarchyOutgoingCall,
   Range,
 } from 'vscode-languageserver/node';
-import type { Position } from '../../../protocol';
+import { MAY_CALL_LABEL, type Position } from '../../../protocol';
 import type { EdgeRow, EntityRow } from '../engine';
 import type { Engine } from '../engine';
 import { pathToUri, toCallHierarchyItem, toRange, comparePositions } from './convert';
@@ -33,7 +35,7 @@ export function incomingCalls(workspaces: Workspaces, method: string, item: unkn
   const groups = groupBy(ws.engine.incoming(id, ['CALLS']), (e) => e.source);
   const out: CallHierarchyIncomingCall[] = [];
   for (const [source, edges] of groups) {
-    const from = safeItem(ws, source);
+    const from = safeItem(ws, source, edges);
     if (from) out.push({ from, fromRanges: siteRanges(edges) });
   }
   return out.sort((a, b) => byLocation(a.from, b.from));
@@ -45,7 +47,7 @@ export function outgoingCalls(workspaces: Workspaces, method: string, item: unkn
   const groups = groupBy(resolved, (e) => e.target!);
   const out: CallHierarchyOutgoingCall[] = [];
   for (const [target, edges] of groups) {
-    const to = safeItem(ws, target);
+    const to = safeItem(ws, target, edges);
     if (to) out.push({ to, fromRanges: siteRanges(edges) });
   }
   return out.sort((a, b) => comparePositions(a.fromRanges[0].start, b.fromRanges[0].start) || byLocation(a.to, b.to));
@@ -68,12 +70,16 @@ function itemOf(ws: Workspace, e: EntityRow): CallHierarchyItem | null {
   return toCallHierarchyItem(e, pathToUri(ws.engine.absolutePath(e.file)));
 }
 
-function safeItem(ws: Workspace, id: string): CallHierarchyItem | null {
+/** The item of `id`; `edges` are the calls it stands for: all dispatch ones make it a "may call". */
+function safeItem(ws: Workspace, id: string, edges: EdgeRow[]): CallHierarchyItem | null {
+  let item: CallHierarchyItem | null;
   try {
-    return itemOf(ws, ws.engine.entity(id));
+    item = itemOf(ws, ws.engine.entity(id));
   } catch {
     return null; // an edge to an entity removed in the meantime
   }
+  if (item && edges.every((e) => e.dispatch)) item.detail = item.detail ? `${MAY_CALL_LABEL} · ${item.detail}` : MAY_CALL_LABEL;
+  return item;
 }
 
 /** The entity an item stands for: its `data.id` when we made it, else the entity at its name. */

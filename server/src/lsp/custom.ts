@@ -92,8 +92,9 @@ export function trace(workspaces: Workspaces, method: string, raw: unknown): Tra
   const relations = P.optionalStrings(method, o, 'relations', RELATIONS);
   const maxTokens = maxTokensParam(method, o);
   const k = P.optionalInt(method, o, 'k', 1, TRACE_MAX_PATHS);
+  const dispatch = P.optionalBool(method, o, 'dispatch');
   const { ws, id } = target(workspaces, method, o);
-  return ws.engine.trace({ id, direction, depth, relations, maxTokens, to, k });
+  return ws.engine.trace({ id, direction, depth, relations, maxTokens, to, k, dispatch });
 }
 
 export function window(workspaces: Workspaces, method: string, raw: unknown): WindowResponse {

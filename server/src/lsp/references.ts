@@ -19,6 +19,8 @@ export function references(workspaces: Workspaces, uri: string, pos: Position, i
   const seen = new Set<string>();
   const sites = ws.engine
     .incoming(e.id, ['CALLS', 'IMPORTS'])
+    // A call that may dispatch to this override names the base method: not a reference to this one.
+    .filter((edge) => !edge.dispatch)
     .map((edge) => ({ uri: pathToUri(ws.engine.absolutePath(edge.file)), range: toRange(edge.span) }))
     .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : comparePositions(a.range.start, b.range.start)));
   for (const loc of sites) {

@@ -8,7 +8,8 @@ import { lastSegment } from '../dotted';
 import type { RefDbRow } from '../store/read-rows';
 import { dirOf, SymbolModel, type Ent } from './model';
 import { PendingRefs } from './pending';
-import { Resolver, type RefInput } from './resolve';
+import type { RefInput } from './resolve';
+import { DispatchResolver, methodNamesBelow } from './dispatch';
 
 interface PendingRef {
   rid: number;
@@ -47,7 +48,7 @@ const CHUNK = 5000;
 
 export class Graph {
   readonly model: SymbolModel;
-  readonly resolver: Resolver;
+  readonly resolver: DispatchResolver;
   /** Work from edits and watched files: resolved by `flush`. */
   private live: Work = newWork();
   /** Work from an index run in progress: resolved by `finishRun`, never by an edit's flush. */
@@ -61,7 +62,7 @@ export class Graph {
     readonly project?: ProjectFiles,
   ) {
     this.model = new SymbolModel(project);
-    this.resolver = new Resolver(this.model);
+    this.resolver = new DispatchResolver(this.model);
   }
 
   private loaded = false;
@@ -331,6 +332,8 @@ export class Graph {
       };
       for (const r of this.store.refsByRid(w.recheck)) add(r);
       const names = w.classes.size ? new Set([...w.names, ...this.subclassNames(w.classes)]) : new Set(w.names);
+      // A class that appears or goes moves the overrides calls on its ancestors may dispatch to.
+      if (w.types.size) for (const n of methodNamesBelow(this.model, w.types)) names.add(n);
       // A name imported under another name is referred to by that one.
       for (const name of [...names]) for (const local of this.store.aliasesOf(name)) names.add(lastSegment(local));
       for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
@@ -372,7 +375,8 @@ export class Graph {
   private write(rid: number, input: RefInput, replace: boolean): void {
     const res = this.resolver.resolve(input);
     if (res.virtual) this.store.ensureVirtualEntity(res.virtual.id, res.virtual.kind, res.virtual.name);
-    const targets = res.targets.map((t) => ({ target: t, ambiguous: res.ambiguous, caught: res.caught }));
+    const targets = res.targets.map((t) => ({ target: t, ambiguous: res.ambiguous, caught: res.caught, dispatch: false }));
+    for (const t of this.resolver.overrides(input, res)) targets.push({ target: t, ambiguous: false, caught: false, dispatch: true });
     if (replace) this.store.setEdges(rid, targets);
     else if (targets.length) this.store.insertEdges(rid, targets);
   }

@@ -31,19 +31,26 @@ interface Step {
   hop: PathHop;
 }
 
-export function shortestPaths(store: Store, from: string, to: string, relations: Relation[], maxLength: number, k: number): TracePath[] {
+export function shortestPaths(store: Store, from: string, to: string, relations: Relation[], maxLength: number, k: number, dispatch = true): TracePath[] {
   const wanted = new Set(relations);
   const out = (node: string): Step[] => {
     const steps: Step[] = [];
-    const seen = new Set<string>();
+    const seen = new Map<string, Step>();
     for (const r of store.outgoing(node)) {
-      if (!r.edge_target || !wanted.has(r.relation as Relation)) continue;
+      if (!r.edge_target || !wanted.has(r.relation as Relation) || (r.dispatch === 1 && !dispatch)) continue;
       const key = `${r.edge_target}\0${r.relation}`;
-      if (seen.has(key)) continue; // one hop per target and relation: the first site
-      seen.add(key);
+      const known = seen.get(key);
+      // One hop per target and relation: the first site, a certain call before a dispatch one.
+      if (known && !(known.hop.dispatch && r.dispatch !== 1)) continue;
       const hop: PathHop = { from: node, to: r.edge_target, relation: r.relation as Relation, line: r.sr + 1 };
       if (r.ambiguous) hop.ambiguous = true;
-      steps.push({ to: r.edge_target, hop });
+      if (r.dispatch === 1) hop.dispatch = true;
+      if (known) known.hop = hop;
+      else {
+        const step = { to: r.edge_target, hop };
+        seen.set(key, step);
+        steps.push(step);
+      }
     }
     return steps;
   };
@@ -54,7 +61,7 @@ export function shortestPaths(store: Store, from: string, to: string, relations:
     const next: string[] = [];
     for (const n of frontier) {
       for (const r of store.incoming(n)) {
-        if (!wanted.has(r.relation as Relation) || dist.has(r.source)) continue;
+        if (!wanted.has(r.relation as Relation) || dist.has(r.source) || (r.dispatch === 1 && !dispatch)) continue;
         dist.set(r.source, d);
         next.push(r.source);
       }
@@ -99,7 +106,7 @@ export function shortestPaths(store: Store, from: string, to: string, relations:
  */
 export function pathTrace(store: Store, req: TraceRequest & { to: string }, textOf: (file: string) => string | null): TraceResult {
   const { depth, k, relations } = validatePaths(req);
-  const found = shortestPaths(store, req.id, req.to, relations, depth, k);
+  const found = shortestPaths(store, req.id, req.to, relations, depth, k, req.dispatch !== false);
   const lines = new Map<string, string[]>();
   const lineOf = (file: string, line: number) => {
     if (!lines.has(file)) lines.set(file, textOf(file)?.split(/\r\n|\r|\n/) ?? []);

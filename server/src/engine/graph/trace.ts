@@ -23,6 +23,8 @@ export interface TraceRequest {
   /** Paths to this entity instead of a traversal (see graph/paths.ts). */
   to?: string;
   k?: number;
+  /** Follow dispatch edges, marked (default); false: only the calls the code names. */
+  dispatch?: boolean;
 }
 
 type Step = {
@@ -87,7 +89,8 @@ export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: s
   };
   describe(req.id);
   const seen = new Set([req.id]);
-  const reported = new Set<string>();
+  const reported = new Map<string, TraceEdge>();
+  const withDispatch = req.dispatch !== false;
   let frontier = [req.id];
   for (let level = 0; level < depth && frontier.length; level++) {
     const next: string[] = [];
@@ -98,11 +101,18 @@ export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: s
         for (const r of rows) {
           if (!step.relations.includes(r.relation as Relation)) continue;
           const e = toEdge(r);
+          if (e.dispatch && !withDispatch) continue;
           const other = step.dir === 'out' ? e.target : e.source;
           const key = `${node}\0${other ?? e.targetName}\0${e.relation}`;
-          if (reported.has(key)) continue;
-          reported.add(key);
-          list.push(toTraceEdge(e, other, step.dir === 'in'));
+          const known = reported.get(key);
+          if (known) {
+            // One certain call to a target is enough to show it as certain.
+            if (known.dispatch && !e.dispatch) delete known.dispatch;
+            continue;
+          }
+          const edge = toTraceEdge(e, other, step.dir === 'in');
+          reported.set(key, edge);
+          list.push(edge);
           if (!other) continue;
           describe(other);
           if (step.follow && !seen.has(other)) {
@@ -124,15 +134,16 @@ export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: s
         if (r.relation !== 'MUTATES' || seen.has(r.source)) continue;
         const key = `${t}\0${r.source}\0MUTATES`;
         if (reported.has(key)) continue;
-        reported.add(key);
-        list.push({ target: r.source, relation: 'MUTATES', resolved: true, incoming: true, line: r.sr + 1 });
+        const edge: TraceEdge = { target: r.source, relation: 'MUTATES', resolved: true, incoming: true, line: r.sr + 1 };
+        reported.set(key, edge);
+        list.push(edge);
         describe(r.source);
       }
     }
   }
   for (const k of Object.keys(adjacency)) if (!adjacency[k].length && k !== req.id) delete adjacency[k];
   const result: TraceResult = { root: req.id, direction: req.direction, depth, adjacency, entities };
-  if (req.direction === 'errors' && !isTarget) result.escaping = escapingErrors(store, graph, req.id, depth);
+  if (req.direction === 'errors' && !isTarget) result.escaping = escapingErrors(store, graph, req.id, depth, withDispatch);
   return result;
 }
 
@@ -140,6 +151,7 @@ function toTraceEdge(e: EdgeRow, other: string | null, incoming: boolean): Trace
   const t: TraceEdge = { target: other ?? e.targetName, relation: e.relation, resolved: other !== null, line: e.span.start.row + 1 };
   if (incoming) t.incoming = true;
   if (e.ambiguous) t.ambiguous = true;
+  if (e.dispatch) t.dispatch = true;
   if (e.relation === 'PROPAGATES_ERROR') t.caught = e.caught;
   return t;
 }
@@ -151,7 +163,7 @@ function toTraceEdge(e: EdgeRow, other: string | null, incoming: boolean): Trace
  * memoised per (function, depth left); the depth shrinks on every call, so recursion ends
  * without a cycle check and the answer does not depend on the order calls are visited in.
  */
-export function escapingErrors(store: Store, graph: Graph, root: string, depth: number): string[] {
+export function escapingErrors(store: Store, graph: Graph, root: string, depth: number, dispatch = true): string[] {
   const memo = new Map<string, Set<string>>();
   const visit = (fn: string, left: number): Set<string> => {
     const key = `${left}\0${fn}`;
@@ -161,7 +173,7 @@ export function escapingErrors(store: Store, graph: Graph, root: string, depth: 
     for (const r of store.outgoing(fn)) {
       if (r.relation === 'PROPAGATES_ERROR') {
         if (!r.caught) out.add(r.edge_target ?? r.target);
-      } else if (r.relation === 'CALLS' && r.edge_target && left > 0) {
+      } else if (r.relation === 'CALLS' && r.edge_target && left > 0 && (r.dispatch !== 1 || dispatch)) {
         const catches: string[] = r.catches ? JSON.parse(r.catches) : [];
         for (const exc of visit(r.edge_target, left - 1)) {
           if (!catches.length || !catches.some((h) => graph.caughtBy(r.path, fn, h, exc))) out.add(exc);

@@ -72,6 +72,7 @@ export interface RefEdgeDbRow extends RefDbRow {
   edge_target: string | null;
   ambiguous: number | null;
   caught: number | null;
+  dispatch: number | null;
 }
 
 function span(sr: number | null, sc: number | null, er: number | null, ec: number | null): Span | null {
@@ -103,6 +104,7 @@ export function toEdge(r: RefEdgeDbRow): EdgeRow {
     relation: r.relation as Relation,
     ambiguous: r.ambiguous === 1,
     caught: r.caught === 1,
+    dispatch: r.dispatch === 1,
     file: r.path,
     span: { start: { row: r.sr, column: r.sc }, end: { row: r.er, column: r.ec } },
   };

@@ -1,6 +1,6 @@
 // The index schema. Bump SCHEMA_VERSION for any change of tables or of what a column means: an
 // index of another version is rebuilt from source (it is derived data; see store/db.ts).
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,7 +66,10 @@ CREATE TABLE IF NOT EXISTS edges (
   rid INTEGER NOT NULL,
   dst INTEGER NOT NULL,          -- entities.eid of the target
   ambiguous INTEGER NOT NULL DEFAULT 0,
-  caught INTEGER NOT NULL DEFAULT 0
+  caught INTEGER NOT NULL DEFAULT 0,
+  -- 1: a method call that may reach this override in a subclass (dynamic dispatch), not the
+  -- method the call names; 0: what the call names (certain, or one of ambiguous candidates).
+  dispatch INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS edges_rid ON edges(rid);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);

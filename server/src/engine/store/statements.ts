@@ -79,8 +79,8 @@ export function prepareStatements(db: Db) {
     insertAttrType: p('INSERT INTO attr_types(fid, cls, attr, type) VALUES (?, ?, ?, ?)'),
     deleteSkeleton: p('DELETE FROM skeletons WHERE fid = ?'),
     deleteEdgesOfRef: p('DELETE FROM edges WHERE rid = ?'),
-    insertEdge: p('INSERT INTO edges(rid, dst, ambiguous, caught) SELECT ?, eid, ?, ? FROM entities WHERE id = ?'),
-    insertEdgeEid: p('INSERT INTO edges(rid, dst, ambiguous, caught) VALUES (?, ?, ?, ?)'),
+    insertEdge: p('INSERT INTO edges(rid, dst, ambiguous, caught, dispatch) SELECT ?, eid, ?, ?, ? FROM entities WHERE id = ?'),
+    insertEdgeEid: p('INSERT INTO edges(rid, dst, ambiguous, caught, dispatch) VALUES (?, ?, ?, ?, ?)'),
     entityById: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.id = ?`),
     entityByEid: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.eid = ?`),
     entitiesOfPath: p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE f.path = ? ORDER BY e.sr, e.sc, e.eid`),
@@ -94,19 +94,20 @@ export function prepareStatements(db: Db) {
     allRefs: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src`),
     refsByLast: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.last = ?`),
     refsToTarget: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src JOIN edges d ON d.rid = r.rid WHERE d.dst = (SELECT eid FROM entities WHERE id = ?)`),
-    outgoing: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
+    outgoing: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught, d.dispatch FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
       LEFT JOIN edges d ON d.rid = r.rid LEFT JOIN entities t ON t.eid = d.dst
       WHERE r.src = (SELECT eid FROM entities WHERE id = ?) AND (r.access = 0 OR d.rid IS NOT NULL) ORDER BY r.sr, r.sc`),
-    incoming: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught FROM edges d
+    incoming: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught, d.dispatch FROM edges d
       JOIN entities t ON t.eid = d.dst JOIN refs r ON r.rid = d.rid JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
       WHERE d.dst = (SELECT eid FROM entities WHERE id = ?) ORDER BY f.path, r.sr, r.sc`),
-    incomingByName: p(`SELECT ${REF_COLS}, NULL AS edge_target, 0 AS ambiguous, 0 AS caught FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
+    incomingByName: p(`SELECT ${REF_COLS}, NULL AS edge_target, 0 AS ambiguous, 0 AS caught, 0 AS dispatch FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
       WHERE r.last = ? AND r.access = 0 AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)`),
     countFiles: p('SELECT count(*) AS n FROM files'),
     countEntities: p("SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL"),
     countEdges: p('SELECT count(*) AS n FROM edges'),
     entityKindCounts: p('SELECT kind, count(*) AS n FROM entities GROUP BY kind'),
-    edgeRelationCounts: p('SELECT r.relation, count(*) AS n FROM edges d JOIN refs r ON r.rid = d.rid GROUP BY r.relation'),
+    edgeRelationCounts: p('SELECT r.relation, count(*) AS n FROM edges d JOIN refs r ON r.rid = d.rid WHERE d.dispatch = 0 GROUP BY r.relation'),
+    countDispatchEdges: p('SELECT count(*) AS n FROM edges WHERE dispatch = 1'),
     unresolvedCount: p('SELECT count(*) AS n FROM refs r WHERE r.access = 0 AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)'),
     skeletonGet: p('SELECT s.hash, s.json FROM skeletons s JOIN files f ON f.fid = s.fid WHERE f.path = ?'),
     skeletonPut: p('INSERT OR REPLACE INTO skeletons(fid, hash, json) VALUES ((SELECT fid FROM files WHERE path = ?), ?, ?)'),

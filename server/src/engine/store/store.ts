@@ -23,6 +23,8 @@ export interface ResolvedTarget {
   target: string;
   ambiguous: boolean;
   caught: boolean;
+  /** A dispatch edge: an override the call may reach, not the method it names. */
+  dispatch?: boolean;
 }
 
 export interface ReplaceResult {
@@ -384,8 +386,9 @@ export class Store {
   insertEdges(rid: number, targets: ResolvedTarget[]): void {
     for (const t of targets) {
       const dst = this.bulk?.eids.get(t.target);
-      if (dst !== undefined) this.s.insertEdgeEid.run(rid, dst, t.ambiguous ? 1 : 0, t.caught ? 1 : 0);
-      else this.s.insertEdge.run(rid, t.ambiguous ? 1 : 0, t.caught ? 1 : 0, t.target);
+      const dispatch = t.dispatch ? 1 : 0;
+      if (dst !== undefined) this.s.insertEdgeEid.run(rid, dst, t.ambiguous ? 1 : 0, t.caught ? 1 : 0, dispatch);
+      else this.s.insertEdge.run(rid, t.ambiguous ? 1 : 0, t.caught ? 1 : 0, dispatch, t.target);
     }
   }
 
@@ -489,6 +492,11 @@ export class Store {
 
   kindCounts(): Record<string, number> {
     return Object.fromEntries((this.s.entityKindCounts.all() as Array<{ kind: string; n: number }>).map((r) => [r.kind, r.n]));
+  }
+
+  /** Dispatch edges ("may call" an override); `relationCounts` counts the others. */
+  dispatchCount(): number {
+    return (this.s.countDispatchEdges.get() as { n: number }).n;
   }
 
   relationCounts(): Record<string, number> {
