@@ -92,10 +92,10 @@ export class Store {
     this.bulk = { eids, lexicalFrom: this.maxEid() + 1 };
   }
 
-  /** Ends a bulk load: the rest of the lexical index, then the indexes. */
-  endBulkLoad(): void {
-    if (!this.bulk) return;
-    this.transaction(() => this.fillLexical());
+  /** Ends a bulk load: the rest of the lexical index, then the indexes. Returns the milliseconds of the lexical fill. */
+  endBulkLoad(): number {
+    if (!this.bulk) return 0;
+    const lexicalMs = this.transaction(() => this.fillLexical());
     this.bulk = null;
     this.db.exec(DDL);
     // Statistics from a sample: the planner needs the shape, not exact counts.
@@ -108,6 +108,7 @@ export class Store {
     }
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('wal_autocheckpoint = 1000');
+    return lexicalMs;
   }
 
   /** Opens a transaction that spans awaits; `transaction()` calls inside it become savepoints. */
@@ -115,10 +116,12 @@ export class Store {
     if (!this.db.inTransaction) this.db.exec('BEGIN');
   }
 
-  commitLong(): void {
-    if (!this.db.inTransaction) return;
-    if (this.bulk) this.fillLexical();
+  /** Returns the milliseconds of the lexical fill (a bulk load's) it did first. */
+  commitLong(): number {
+    if (!this.db.inTransaction) return 0;
+    const lexicalMs = this.bulk ? this.fillLexical() : 0;
     this.db.exec('COMMIT');
+    return lexicalMs;
   }
 
   /**
@@ -126,10 +129,12 @@ export class Store {
    * outside any savepoint. (FTS5 writes a segment at every savepoint, so a row at a time per
    * batch makes both the load and the later merges several times slower.)
    */
-  private fillLexical(): void {
+  private fillLexical(): number {
+    const t = performance.now();
     const bulk = this.bulk!;
     this.s.ftsFill.run(bulk.lexicalFrom);
     bulk.lexicalFrom = Math.max(bulk.lexicalFrom, this.maxEid() + 1);
+    return performance.now() - t;
   }
 
   private maxEid(): number {
