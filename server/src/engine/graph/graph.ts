@@ -5,7 +5,7 @@ import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages
 import { languageById } from '../languages/registry';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../dotted';
-import type { RefDbRow } from '../store/read-rows';
+import type { RefDbRow, RefResolveRow } from '../store/read-rows';
 import { dirOf, SymbolModel, type Ent } from './model';
 import { PendingRefs } from './pending';
 import { Resolver, type RefInput } from './resolve';
@@ -45,8 +45,12 @@ export class Graph {
   readonly resolver: Resolver;
   /** Work from edits and watched files: resolved by `flush`. */
   private live: Work = newWork();
-  /** Work from an index run in progress: resolved by `finishRun`, never by an edit's flush. */
-  private run: (Work & { interleaved: boolean }) | null = null;
+  /**
+   * Work from an index run in progress: resolved by `finishRun`, never by an edit's flush. A run
+   * into an empty index (`fromStore`) keeps no pending references: every reference in the index
+   * is new, and `finishRun` reads them back from the store a range at a time.
+   */
+  private run: (Work & { interleaved: boolean; fromStore: boolean }) | null = null;
   /** Per file, what its references' resolution depends on (to tell when kept ones need redoing). */
   private readonly contexts = new Map<string, string>();
 
@@ -139,7 +143,7 @@ export class Graph {
     for (const cls of members) if (cls) w.classes.add(lastSegment(cls.slice(cls.lastIndexOf(':') + 1)));
     for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local));
     for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l));
-    for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
+    if (!(w === this.run && this.run.fromStore)) for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
   }
 
   fileDeleted(file: string, deleted: DeleteResult, fromRun = false): void {
@@ -224,9 +228,13 @@ export class Graph {
     return out;
   }
 
-  /** An index run starts: its files' references wait for `finishRun`. */
-  beginRun(): void {
-    this.run = { ...newWork(), interleaved: false };
+  /**
+   * An index run starts: its files' references wait for `finishRun`. `intoEmpty`: the index
+   * holds no file yet, so every reference it will hold is the run's (or an edit's, resolved
+   * again harmlessly).
+   */
+  beginRun(intoEmpty = false): void {
+    this.run = { ...newWork(), interleaved: false, fromStore: intoEmpty };
   }
 
   /** True when edits were resolved during the run: `finishRun` then looks references up by name. */
@@ -246,6 +254,7 @@ export class Graph {
     // A run that changed no file has not loaded the model yet; resolving everything needs it
     // (and nothing else does: an up-to-date index re-indexed must stay a quick no-op).
     if (everything) this.load();
+    if (run.fromStore) return this.resolveStored(run.interleaved);
     const { fresh, again } = this.collect(run, selective || run.interleaved, everything);
     const total = fresh.length + again.length;
     // Fresh refs first (they replace edges only if edits resolved them meanwhile), then the rest.
@@ -260,6 +269,23 @@ export class Graph {
         }
       });
       if (i + CHUNK < total) await new Promise((r) => setImmediate(r));
+    }
+    this.store.transaction(() => this.store.pruneVirtualEntities());
+    return { resolved: total };
+  }
+
+  /**
+   * Resolves every reference in the index, in rid ranges (only one range in memory at a time),
+   * with requests let in between. `replace`: edits resolved some of them meanwhile.
+   */
+  private async resolveStored(replace: boolean): Promise<{ resolved: number }> {
+    let total = 0;
+    for (const rows of this.store.refChunks(CHUNK)) {
+      this.store.transaction(() => {
+        for (const r of rows) this.write(r.rid, fromRow(r), replace);
+      });
+      total += rows.length;
+      await new Promise((r) => setImmediate(r));
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());
     return { resolved: total };
@@ -342,7 +368,7 @@ export class Graph {
   }
 }
 
-function fromRow(r: RefDbRow): RefInput {
+function fromRow(r: RefResolveRow): RefInput {
   return {
     file: r.path,
     source: r.source,

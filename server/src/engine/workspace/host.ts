@@ -57,8 +57,9 @@ export class IndexHost {
    * Starts an index run: its batches are written as they come (inside the caller's long
    * transaction), resolved together by `finish`, and announced once.
    */
-  beginRun(clock?: ProfileClock): IndexRun {
-    this.graph.beginRun();
+  /** `intoEmpty`: the index holds no file yet (a first index). */
+  beginRun(clock?: ProfileClock, intoEmpty = false): IndexRun {
+    this.graph.beginRun(intoEmpty);
     return new IndexRun(this, clock);
   }
 

@@ -103,7 +103,7 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgr
   const skipped = [...found.skipped];
   for (const s of found.skipped) ctx.log(`skipped ${s.file}: ${s.reason}`);
   const clock = new ProfileClock();
-  const writer = ctx.host.beginRun(clock);
+  const writer = ctx.host.beginRun(clock, cold);
   if (deletedPaths.length) writer.write(deletedPaths.map((path) => ({ kind: 'deleted', path })));
 
   let done = 0;
