@@ -35,6 +35,14 @@ test('two worker threads and none give the same entities and edges (Python, Type
     const ents = (e: Engine) => e.store.files().flatMap((f) => e.fileEntities(f.path).map((x) => `${x.id} ${x.signature}`));
     expect(ents(threaded)).toEqual(ents(inline));
     expect(edgeList(threaded as unknown as Engine)).toEqual(edgeList(inline));
+    // Each run says where its time went: the workers' phases arrive with their batches.
+    const [pa, pb] = [threaded.lastIndexProfile!, inline.lastIndexProfile!];
+    expect(pa.workers).toBe(2);
+    expect(pb.workers).toBe(0);
+    for (const p of [pa, pb]) for (const phase of ['read', 'parse', 'extract', 'write', 'model', 'resolve'] as const) expect(p.ms[phase], phase).toBeGreaterThan(0);
+    expect(pa.ms.encode).toBeGreaterThan(0);
+    expect(pb.ms.encode).toBe(0); // nothing crossed threads
+    if (process.platform === 'linux') expect(pa.cpuMs!.workers).toBeGreaterThan(0);
   } finally {
     await Promise.all([threaded.close(), inline.close()]);
   }

@@ -52,6 +52,7 @@ import { IndexHost, type FileWrite } from './workspace/host';
 import { IgnoreRules } from './workspace/discover';
 import { Buffers, type BufferState } from './workspace/buffers';
 import { indexFromDisk } from './workspace/indexer';
+import type { IndexProfile } from './workspace/profile';
 import { processFile } from './workspace/process';
 import { escapes } from './workspace/confine';
 import { readSource } from './workspace/read';
@@ -85,6 +86,7 @@ export class Engine {
   private readonly log: (m: string) => void;
   private readonly notes: string[] = [];
   private indexing: Promise<IndexSummary> | null = null;
+  private lastProfile: IndexProfile | null = null;
   private closed = false;
   /** Set by close(): a running index stops at the next batch instead of finishing. */
   private closing = false;
@@ -151,6 +153,11 @@ export class Engine {
    * When another process is indexing the same index, `wait` (the default) waits for it to
    * finish first; `skip` answers at once from the index as it is (the summary's notes say so).
    */
+  /** Where the last index run's time went, phase by phase (null before a run has finished). */
+  get lastIndexProfile(): IndexProfile | null {
+    return this.lastProfile;
+  }
+
   indexWorkspace(onProgress?: (p: IndexProgress) => void, options: { ifBusy?: 'wait' | 'skip' } = {}): Promise<IndexSummary> {
     this.assertOpen();
     if (this.readOnlyBecause) {
@@ -172,6 +179,7 @@ export class Engine {
         log: this.log,
         shouldStop: () => this.closing,
         ifBusy: options.ifBusy ?? 'wait',
+        onProfile: (p) => (this.lastProfile = p),
       },
       onProgress,
     );

@@ -5,7 +5,7 @@ import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages
 import { languageById } from '../languages/registry';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../dotted';
-import type { RefDbRow } from '../store/read-rows';
+import type { RefDbRow, RefResolveRow } from '../store/read-rows';
 import { dirOf, SymbolModel, type Ent } from './model';
 import { PendingRefs } from './pending';
 import type { RefInput } from './resolve';
@@ -51,8 +51,12 @@ export class Graph {
   readonly resolver: DispatchResolver;
   /** Work from edits and watched files: resolved by `flush`. */
   private live: Work = newWork();
-  /** Work from an index run in progress: resolved by `finishRun`, never by an edit's flush. */
-  private run: (Work & { interleaved: boolean }) | null = null;
+  /**
+   * Work from an index run in progress: resolved by `finishRun`, never by an edit's flush. A run
+   * into an empty index (`fromStore`) keeps no pending references: every reference in the index
+   * is new, and `finishRun` reads them back from the store a range at a time.
+   */
+  private run: (Work & { interleaved: boolean; fromStore: boolean }) | null = null;
   /** Per file, what its references' resolution depends on (to tell when kept ones need redoing). */
   private readonly contexts = new Map<string, string>();
 
@@ -161,7 +165,7 @@ export class Graph {
     // An import that comes or goes may (re-)export a class: receivers typed by its name move too.
     for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local)), w.types.add(lastSegment(b.local));
     for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l)), w.types.add(lastSegment(l));
-    for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
+    if (!(w === this.run && this.run.fromStore)) for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
   }
 
   fileDeleted(file: string, deleted: DeleteResult, fromRun = false): void {
@@ -256,9 +260,13 @@ export class Graph {
     return out;
   }
 
-  /** An index run starts: its files' references wait for `finishRun`. */
-  beginRun(): void {
-    this.run = { ...newWork(), interleaved: false };
+  /**
+   * An index run starts: its files' references wait for `finishRun`. `intoEmpty`: the index
+   * holds no file yet, so every reference it will hold is the run's (or an edit's, resolved
+   * again harmlessly).
+   */
+  beginRun(intoEmpty = false): void {
+    this.run = { ...newWork(), interleaved: false, fromStore: intoEmpty };
   }
 
   /** True when edits were resolved during the run: `finishRun` then looks references up by name. */
@@ -278,6 +286,7 @@ export class Graph {
     // A run that changed no file has not loaded the model yet; resolving everything needs it
     // (and nothing else does: an up-to-date index re-indexed must stay a quick no-op).
     if (everything) this.load();
+    if (run.fromStore) return this.resolveStored(run.interleaved);
     const { fresh, again } = this.collect(run, selective || run.interleaved, everything);
     const total = fresh.length + again.length;
     // Fresh refs first (they replace edges only if edits resolved them meanwhile), then the rest.
@@ -292,6 +301,23 @@ export class Graph {
         }
       });
       if (i + CHUNK < total) await new Promise((r) => setImmediate(r));
+    }
+    this.store.transaction(() => this.store.pruneVirtualEntities());
+    return { resolved: total };
+  }
+
+  /**
+   * Resolves every reference in the index, in rid ranges (only one range in memory at a time),
+   * with requests let in between. `replace`: edits resolved some of them meanwhile.
+   */
+  private async resolveStored(replace: boolean): Promise<{ resolved: number }> {
+    let total = 0;
+    for (const rows of this.store.refChunks(CHUNK)) {
+      this.store.transaction(() => {
+        for (const r of rows) this.write(r.rid, fromRow(r), replace);
+      });
+      total += rows.length;
+      await new Promise((r) => setImmediate(r));
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());
     return { resolved: total };
@@ -382,7 +408,7 @@ export class Graph {
   }
 }
 
-function fromRow(r: RefDbRow): RefInput {
+function fromRow(r: RefResolveRow): RefInput {
   return {
     file: r.path,
     source: r.source,

@@ -68,6 +68,9 @@ export interface RefDbRow {
 }
 
 /** A ref joined with one of its edges (edge columns null when unresolved). */
+/** What resolution reads of a reference row. */
+export type RefResolveRow = Pick<RefDbRow, 'rid' | 'path' | 'source' | 'relation' | 'target' | 'receiver' | 'rtype' | 'config_kind' | 'catches' | 'access'>;
+
 export interface RefEdgeDbRow extends RefDbRow {
   edge_target: string | null;
   ambiguous: number | null;

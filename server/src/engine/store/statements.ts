@@ -92,6 +92,9 @@ export function prepareStatements(db: Db) {
     refByRid: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),
     refsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ?`),
     allRefs: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src`),
+    refsAfterRid: p(`SELECT rid, fid, src, relation, target, receiver, rtype, config_kind, catches, access FROM refs WHERE rid > ? ORDER BY rid LIMIT ?`).raw(),
+    fidPaths: p('SELECT fid, path FROM files').raw(),
+    eidIds: p('SELECT eid, id FROM entities').raw(),
     refsByLast: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.last = ?`),
     refsToTarget: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src JOIN edges d ON d.rid = r.rid WHERE d.dst = (SELECT eid FROM entities WHERE id = ?)`),
     outgoing: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught, d.dispatch FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src

@@ -9,6 +9,7 @@ import type { Graph } from '../graph/graph';
 import { importRefs } from '../graph/imports';
 import type { FileExtraction, LanguageSupport } from '../languages/types';
 import type { FileMeta, Store } from '../store/store';
+import type { ProfileClock } from './profile';
 
 /** Rows after `afterRow` (in the text before an edit) move by `delta` lines. */
 export interface LineShift {
@@ -56,9 +57,10 @@ export class IndexHost {
    * Starts an index run: its batches are written as they come (inside the caller's long
    * transaction), resolved together by `finish`, and announced once.
    */
-  beginRun(): IndexRun {
-    this.graph.beginRun();
-    return new IndexRun(this);
+  /** `intoEmpty`: the index holds no file yet (a first index). */
+  beginRun(clock?: ProfileClock, intoEmpty = false): IndexRun {
+    this.graph.beginRun(intoEmpty);
+    return new IndexRun(this, clock);
   }
 
   onDidChange(listener: (c: GraphChange) => void): () => void {
@@ -71,7 +73,7 @@ export class IndexHost {
   }
 
   /** @internal Rows of the writes (the caller holds the transaction); the files they changed. */
-  write(writes: FileWrite[], fromRun: boolean): string[] {
+  write(writes: FileWrite[], fromRun: boolean, clock?: ProfileClock): string[] {
     const changed: string[] = [];
     for (const w of writes) {
       if (w.kind === 'touched') {
@@ -87,9 +89,15 @@ export class IndexHost {
       }
       const { meta, lang } = w;
       for (const s of w.shifts ?? []) this.store.shiftRows(meta.path, s.afterRow, s.delta);
+      const t0 = clock ? performance.now() : 0;
       const full: FileExtraction = { ...w.extraction, refs: w.extraction.refs.concat(importRefs(w.extraction, lang, this.graph.project)) };
       const result = (fromRun ? this.store.insertFile(meta, full) : null) ?? this.store.replaceFile(meta, full);
+      const t1 = clock ? performance.now() : 0;
       this.graph.fileChanged(meta.path, lang, meta.module, full, result, fromRun);
+      if (clock) {
+        clock.ms.write += t1 - t0;
+        clock.ms.model += performance.now() - t1;
+      }
       changed.push(meta.path);
     }
     return changed;
@@ -116,11 +124,14 @@ export class IndexHost {
 export class IndexRun {
   private changed = false;
 
-  constructor(private readonly host: IndexHost) {}
+  constructor(
+    private readonly host: IndexHost,
+    private readonly clock?: ProfileClock,
+  ) {}
 
   /** Writes a batch (in a savepoint of the caller's transaction); resolution waits for `finish`. */
   write(writes: FileWrite[]): void {
-    if (this.host.store.transaction(() => this.host.write(writes, true)).length) this.changed = true;
+    if (this.host.store.transaction(() => this.host.write(writes, true, this.clock)).length) this.changed = true;
   }
 
   /**
@@ -128,7 +139,8 @@ export class IndexRun {
    * interrupted run) and, unless `quiet` (the engine is closing), tells the listeners once.
    */
   async finish(selective: boolean, everything: boolean, quiet: () => boolean): Promise<void> {
-    await this.host.graph.finishRun(selective, everything);
+    if (this.clock) await this.clock.timeAsync('resolve', () => this.host.graph.finishRun(selective, everything));
+    else await this.host.graph.finishRun(selective, everything);
     if ((this.changed || everything) && !quiet()) {
       this.host.vectorsChanged();
       this.host.emit([]);

@@ -9,6 +9,7 @@ import type { FileWrite, IndexHost } from './host';
 import { discover, type IgnoreRules } from './discover';
 import { processAll } from './pool';
 import type { FileJob, FileOutcome } from './process';
+import { ProfileClock, type IndexProfile } from './profile';
 import { beat, claimRun, claimRunWhenFree, describeRun, failRun, releaseRun, type RunRecord } from './runs';
 
 const COMMIT_MS = 2000;
@@ -34,6 +35,8 @@ export interface IndexContext {
    * a language server), or `skip` and answer from what is there (a query command).
    */
   ifBusy?: 'wait' | 'skip';
+  /** Told where a run's time went, once it has finished (see profile.ts). */
+  onProfile?: (p: IndexProfile) => void;
 }
 
 export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexProgress) => void): Promise<IndexSummary> {
@@ -99,7 +102,8 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgr
   const deletedPaths = [...known.keys()].filter((p) => !seen.has(p) && !ctx.openFiles.has(p));
   const skipped = [...found.skipped];
   for (const s of found.skipped) ctx.log(`skipped ${s.file}: ${s.reason}`);
-  const writer = ctx.host.beginRun();
+  const clock = new ProfileClock();
+  const writer = ctx.host.beginRun(clock, cold);
   if (deletedPaths.length) writer.write(deletedPaths.map((path) => ({ kind: 'deleted', path })));
 
   let done = 0;
@@ -113,6 +117,18 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgr
   // arrives so that requests run between batches, and read what is there.
   store.beginLong();
   let lastCommit = performance.now();
+  const commit = () => {
+    const t = performance.now();
+    const lexical = store.commitLong();
+    clock.ms.lexical += lexical;
+    clock.ms.commit += performance.now() - t - lexical;
+  };
+  const endBulk = () => {
+    const t = performance.now();
+    const lexical = store.endBulkLoad();
+    clock.ms.lexical += lexical;
+    clock.ms.indexes += performance.now() - t - lexical;
+  };
   const apply = (batch: FileOutcome[]) => {
     const writes: FileWrite[] = [];
     for (const o of batch) {
@@ -134,11 +150,11 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgr
   };
   try {
     try {
-      await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop }, ctx.parsers, (batch) => {
+      await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop, clock }, ctx.parsers, (batch) => {
         apply(batch);
         if (performance.now() - lastCommit > COMMIT_MS) {
           beat(store, mine);
-          store.commitLong();
+          commit();
           store.beginLong();
           lastCommit = performance.now();
         }
@@ -146,14 +162,15 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgr
         onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
       });
     } finally {
-      store.commitLong();
+      commit();
     }
     // Edges go in before the bulk load's indexes are built, unless resolution must look
     // references up by name (edits were resolved during the run), which wants the indexes.
-    if (bulk && graph.runInterleaved) store.endBulkLoad();
+    if (bulk && graph.runInterleaved) endBulk();
     await writer.finish(!cold, recover, () => ctx.shouldStop?.() ?? false);
   } finally {
-    if (bulk) store.endBulkLoad(); // a no-op when already ended
+    if (bulk) endBulk(); // a no-op when already ended
   }
+  ctx.onProfile?.(clock.result());
   return { parsed, unchanged, deleted: deletedPaths.length, skipped };
 }

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { Parsers } from '../parse/parsers';
 import { processFile, type FileJob, type FileOutcome } from './process';
 import { decodeBatch, type WireBatch } from './wire';
+import type { ProfileClock } from './profile';
 
 const BATCH = 16;
 
@@ -17,6 +18,8 @@ export interface PoolOptions {
   workers?: number;
   /** Checked between batches: true stops the run (files already handed out still finish). */
   shouldStop?: () => boolean;
+  /** Told where the time went (worker phases arrive with each batch). */
+  clock?: ProfileClock;
 }
 
 export function defaultWorkerCount(): number {
@@ -34,7 +37,7 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
   if (n <= 0 || jobs.length < 2 * BATCH || !fs.existsSync(script)) {
     for (let i = 0; i < jobs.length; i += BATCH) {
       if (opts.shouldStop?.()) return;
-      sink(jobs.slice(i, i + BATCH).map((j) => processFile(opts.root, j, parsers, opts.maxBytes)));
+      sink(jobs.slice(i, i + BATCH).map((j) => processFile(opts.root, j, parsers, opts.maxBytes, opts.clock)));
       await new Promise((r) => setImmediate(r)); // let requests in between batches
     }
     return;
@@ -42,6 +45,7 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
   // Largest files first keeps the workers evenly busy to the end.
   const queue = [...jobs].sort((a, b) => (b.size ?? 0) - (a.size ?? 0));
   let next = 0;
+  if (opts.clock) opts.clock.workers = n;
   const workers = Array.from({ length: n }, () => new Worker(script, { workerData: { root: opts.root, maxBytes: opts.maxBytes } }));
   try {
     await Promise.all(
@@ -61,7 +65,11 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
             w.on('message', (batch: WireBatch) => {
               inFlight--;
               try {
-                sink(decodeBatch(batch));
+                const clock = opts.clock;
+                if (clock && batch.ms) clock.add(batch.ms);
+                if (clock && clock.workerCpuMs !== null) clock.workerCpuMs = typeof batch.cpuMs === 'number' ? clock.workerCpuMs + batch.cpuMs : null;
+                const outcomes = clock ? clock.time('decode', () => decodeBatch(batch)) : decodeBatch(batch);
+                sink(outcomes);
               } catch (e) {
                 return reject(e);
               }

@@ -5,12 +5,17 @@
 // plain objects on arrival.
 import { RECEIVER_KINDS, type AttrType, type ExtractedEntity, type FileExtraction, type ImportBinding, type RawRef, type Receiver, type Span } from '../languages/types';
 import type { FileOutcome } from './process';
+import type { IndexPhase } from './profile';
 
 export interface WireBatch {
   strings: string[];
   ints: Int32Array;
   /** Outcomes without extractions (skipped, unchanged) and the metadata of parsed ones. */
   outcomes: Array<Exclude<FileOutcome, { kind: 'parsed' }> | (Omit<Extract<FileOutcome, { kind: 'parsed' }>, 'extraction'> & { extraction: null })>;
+  /** What the worker spent on this batch, by phase (milliseconds). */
+  ms?: Partial<Record<IndexPhase, number>>;
+  /** The worker thread's CPU time for this batch, when the system tells it. */
+  cpuMs?: number | null;
 }
 
 const NONE = -1;

@@ -4,6 +4,7 @@ import { LANGUAGES } from '../languages/registry';
 import { Parsers } from '../parse/parsers';
 import { processFile, type FileJob } from './process';
 import { encodeBatch } from './wire';
+import { ProfileClock, threadCpuMs } from './profile';
 
 interface WorkerInit {
   root: string;
@@ -16,6 +17,13 @@ const ready = parsers.load(LANGUAGES);
 
 parentPort!.on('message', async (jobs: FileJob[]) => {
   await ready;
-  const batch = encodeBatch(jobs.map((job) => processFile(root, job, parsers, maxBytes)));
+  // A clock per batch: its times travel back with the batch.
+  const clock = new ProfileClock();
+  const cpu0 = threadCpuMs();
+  const outcomes = jobs.map((job) => processFile(root, job, parsers, maxBytes, clock));
+  const batch = clock.time('encode', () => encodeBatch(outcomes));
+  batch.ms = clock.ms;
+  const cpu1 = threadCpuMs();
+  batch.cpuMs = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
   parentPort!.postMessage(batch, [batch.ints.buffer as ArrayBuffer]);
 });
