@@ -69,6 +69,12 @@ export interface EngineOptions {
   embeddings?: ModelSettings;
   /** Receives one-line diagnostics (skipped files, rebuilds, stream availability). */
   log?: (message: string) => void;
+  /**
+   * A one-shot query (the CLI): `open` loads only the index. Grammars load when a file must be
+   * parsed, the embedder when a search or `finishEmbeddings` asks; no background work starts.
+   * Editor buffers need grammars: call `loadGrammars` before `openDocument`. Default false (a server).
+   */
+  lazy?: boolean;
 }
 
 export interface IndexProgress {

@@ -22,7 +22,6 @@ import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS, WINDOW_MAX_CONT
 import { fitChanges } from './budget/changes';
 import { keepIndexOutOfGit } from './config/index-folder';
 import { loadProjectConfig, withProjectConfig, type ProjectConfig } from './config/project';
-import { changes } from './changes/impact';
 import { fitSearch, fitWindow } from './budget/lists';
 import { checkMaxTokens } from './budget/measure';
 import { fitSkeleton } from './budget/skeleton';
@@ -35,12 +34,11 @@ import { implementations, subtypes, supertypes } from './graph/hierarchy';
 import { pathTrace } from './graph/paths';
 import { trace, type TraceRequest } from './graph/trace';
 import { EXTENSIONS, LANGUAGES, languageForPath } from './languages/registry';
-import { Parsers } from './parse/parsers';
+import { GrammarsNotLoaded, Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
 import { SearchService, type DetailedSearch } from './search/service';
 import { SignalStream } from './search/signals';
-import { skeletonOf } from './skeleton/service';
 import { openDatabase, type Db } from './store/db';
 import { FtsIndex } from './store/fts';
 import { toEdge, toEntity } from './store/read-rows';
@@ -51,11 +49,21 @@ import { sourceWindow } from './window';
 import { IndexHost, type FileWrite } from './workspace/host';
 import { IgnoreRules } from './workspace/discover';
 import { Buffers, type BufferState } from './workspace/buffers';
-import { indexFromDisk } from './workspace/indexer';
-import { processFile } from './workspace/process';
+import { freshness } from './workspace/fresh';
 import { escapes } from './workspace/confine';
 import { readSource } from './workspace/read';
 import { projectFiles } from './workspace/project';
+
+// Loaded on first use: a query that parses nothing, indexes nothing and diffs nothing (most of
+// them, on an up-to-date index) does not pay for loading them.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const onDemand = {
+  indexer: () => require('./workspace/indexer') as typeof import('./workspace/indexer'),
+  process: () => require('./workspace/process') as typeof import('./workspace/process'),
+  impact: () => require('./changes/impact') as typeof import('./changes/impact'),
+  skeleton: () => require('./skeleton/service') as typeof import('./skeleton/service'),
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files larger than this are not read to answer a request (they are not indexed either). */
@@ -91,6 +99,10 @@ export class Engine {
   private closePromise: Promise<void> | null = null;
   /** Set when the index can only be read: queries answer, nothing is written. */
   private readOnlyBecause: string | null = null;
+  private grammarsLoading: Promise<void> | null = null;
+  private grammarsReady = false;
+  /** Milliseconds of each start-up step this engine took (opening, grammars, the up-to-date check). */
+  private readonly steps: Record<string, number> = {};
 
   private constructor(
     private readonly opts: EngineOptions & { root: string },
@@ -129,19 +141,47 @@ export class Engine {
     const config = loadProjectConfig(root);
     options = withProjectConfig(options, config);
     const dbPath = options.dbPath ?? path.join(root, '.nsccn', 'index.db');
+    let t = performance.now();
     const { db, rebuiltBecause, readOnlyBecause } = openDatabase(dbPath, log);
     if (!options.dbPath) keepIndexOutOfGit(path.dirname(dbPath));
-    const parsers = new Parsers();
-    await parsers.load(LANGUAGES);
-    const engine = new Engine({ ...options, root }, db, parsers, config);
+    const openMs = performance.now() - t;
+    t = performance.now();
+    const engine = new Engine({ ...options, root }, db, new Parsers({ spare: 'background' }), config);
+    engine.steps.database = openMs;
+    engine.steps.engine = performance.now() - t;
+    if (!options.lazy) await engine.loadGrammars();
     if (rebuiltBecause) engine.notes.push(`index rebuilt: ${rebuiltBecause}`);
     if (readOnlyBecause) {
       engine.readOnlyBecause = readOnlyBecause;
       engine.notes.push(readOnlyBecause);
       log(`nsccn: ${readOnlyBecause}`);
     }
-    engine.embeddings.start();
+    if (!options.lazy) engine.embeddings.start();
     return engine;
+  }
+
+  /**
+   * Loads the tree-sitter grammars (idempotent). `open` does unless the engine is lazy; a lazy
+   * engine loads them itself when it indexes or diffs, and `skeleton` asks for them with
+   * GrammarsNotLoaded (then call this and ask again).
+   */
+  loadGrammars(): Promise<void> {
+    if (!this.grammarsLoading) {
+      const t = performance.now();
+      this.grammarsLoading = this.parsers.load(LANGUAGES).then(() => {
+        this.steps.grammars = performance.now() - t;
+        this.grammarsReady = true;
+      });
+      this.grammarsLoading.catch(() => {
+        this.grammarsLoading = null; // a failed load is tried again by the next caller
+      });
+    }
+    return this.grammarsLoading;
+  }
+
+  /** Where this engine's start-up time went, in milliseconds per step (plain data, for `--timing` and the bench). */
+  startupSteps(): Record<string, number> {
+    return Object.fromEntries(Object.entries(this.steps).map(([k, v]) => [k, Math.round(v * 10) / 10]));
   }
 
   // --- keeping the index current -------------------------------------------------------------
@@ -159,14 +199,32 @@ export class Engine {
     }
     // One run at a time: a second caller shares the run in progress.
     if (this.indexing) return this.indexing;
-    const run = indexFromDisk(
+    const started = performance.now();
+    const maxFileBytes = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    // By stat first: an index that matches the disk needs no run (no grammars, no writes).
+    let fresh: ReturnType<typeof freshness>;
+    try {
+      fresh = freshness({ root: this.root, rules: this.rules, exclude: this.opts.exclude ?? [], maxFileBytes, openFiles: this.docs.paths() }, this.store);
+    } catch (e) {
+      return Promise.reject(fromStoreError(e));
+    } finally {
+      this.steps.freshness = performance.now() - started;
+    }
+    if (fresh.current) {
+      onProgress?.({ done: 0, total: 0 });
+      for (const s of fresh.skipped) this.log(`skipped ${s.file}: ${s.reason}`);
+      const c = this.store.counts();
+      return Promise.resolve({ files: c.files, parsed: 0, unchanged: fresh.unchanged, deleted: 0, skipped: fresh.skipped, entities: c.entities, edges: c.edges, seconds: Math.round(performance.now() - started) / 1000 });
+    }
+    this.log(`index run: ${fresh.why}`);
+    const run = this.loadGrammars().then(() => onDemand.indexer().indexFromDisk(
       {
         root: this.root,
         host: this.host,
         parsers: this.parsers,
         rules: this.rules,
         exclude: this.opts.exclude ?? [],
-        maxFileBytes: this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+        maxFileBytes,
         workers: this.opts.workers,
         openFiles: this.docs.paths(),
         log: this.log,
@@ -174,7 +232,7 @@ export class Engine {
         ifBusy: options.ifBusy ?? 'wait',
       },
       onProgress,
-    );
+    ));
     this.indexing = run
       .catch((e) => {
         throw fromStoreError(e); // a full disk, a damaged file: one clear message
@@ -196,6 +254,7 @@ export class Engine {
    */
   async syncFiles(changes: FileChange[]): Promise<void> {
     this.assertOpen();
+    if (!this.grammarsReady) await this.loadGrammars();
     const max = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const open = this.docs.paths();
     const writes: FileWrite[] = [];
@@ -220,7 +279,7 @@ export class Engine {
       }
       // Parsed before the transaction: it holds the write lock only for the writes.
       const known = this.store.file(rel);
-      const o = processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
+      const o = onDemand.process().processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
       if (o.kind === 'parsed') writes.push({ kind: 'extracted', lang, meta: { path: rel, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, extraction: o.extraction });
       else if (o.kind === 'unchanged' && known) writes.push({ kind: 'touched', fid: known.fid, mtimeMs: o.mtimeMs, size: o.size });
       else if (o.kind === 'skipped') {
@@ -345,6 +404,7 @@ export class Engine {
   // --- queries -------------------------------------------------------------------------------
 
   async search(params: SearchParams): Promise<SearchResponse> {
+    this.embeddings.start(); // a lazy engine's vector streams start with its first search
     const maxTokens = checkMaxTokens(params.maxTokens);
     const { results, streams, files } = await this.searchDetailed(params);
     const r: SearchResponse = { results, streams, ...(files ? { files } : {}) };
@@ -360,6 +420,7 @@ export class Engine {
    */
   async finishEmbeddings(onProgress?: (p: StreamProgress[]) => void, everyMs = 200): Promise<StreamProgress[]> {
     this.assertOpen();
+    this.embeddings.start();
     const timer = onProgress ? setInterval(() => onProgress(this.embeddings.progress()), everyMs) : undefined;
     try {
       await this.embeddings.idle();
@@ -386,8 +447,23 @@ export class Engine {
     const lang = languageForPath(rel);
     if (!lang) throw new EngineError(ErrorCodes.NotIndexed, `${rel} is not in a language NSCCN reads`);
     const text = this.fileText(rel);
+    const { skeletonOf } = onDemand.skeleton();
     const make = (level: DocsLevel) => skeletonOf(this.store, this.parsers, lang, rel, text, this.docs.get(rel)?.tree, level);
     return maxTokens === undefined ? make(docs) : fitSkeleton(make, docs, maxTokens);
+  }
+
+  /**
+   * `skeleton` for a lazy engine: answered from the cached skeleton when the file is as indexed,
+   * else the grammars are loaded first and the file is parsed.
+   */
+  async skeletonLoading(file: string, opts: SkeletonOptions = {}): Promise<Skeleton> {
+    try {
+      return this.skeleton(file, opts);
+    } catch (e) {
+      if (!(e instanceof GrammarsNotLoaded)) throw e;
+    }
+    await this.loadGrammars();
+    return this.skeleton(file, opts);
   }
 
   trace(req: TraceRequest): TraceResult {
@@ -406,7 +482,8 @@ export class Engine {
   async changes(params: ChangesParams = {}): Promise<ChangesResponse> {
     this.assertOpen();
     const maxTokens = checkMaxTokens(params.maxTokens);
-    const r = await changes(
+    await this.loadGrammars();
+    const r = await onDemand.impact().changes(
       {
         root: this.root,
         store: this.store,
@@ -537,6 +614,7 @@ export class Engine {
   }
 
   stats(): StatsResponse {
+    this.embeddings.start(); // the same figures from a lazy engine as from a server's
     let dbBytes = 0;
     const dbPath = this.opts.dbPath ?? path.join(this.root, '.nsccn', 'index.db');
     for (const s of ['', '-wal']) {
