@@ -39,12 +39,13 @@ import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
 import { SearchService, type DetailedSearch } from './search/service';
 import { SignalStream } from './search/signals';
-import { openDatabase, type Db } from './store/db';
+import { skeletonOf } from './skeleton/service';
 import { FtsIndex } from './store/fts';
+import { testMatcher } from './testcode';
+import { openDatabase, type Db } from './store/db';
 import { toEdge, toEntity } from './store/read-rows';
 import { Store } from './store/store';
 import { suggestIds } from './suggest';
-import { testMatcher } from './testcode';
 import { sourceWindow } from './window';
 import { IndexHost, type FileWrite } from './workspace/host';
 import { IgnoreRules } from './workspace/discover';
@@ -54,16 +55,13 @@ import { escapes } from './workspace/confine';
 import { readSource } from './workspace/read';
 import { projectFiles } from './workspace/project';
 
-// Loaded on first use: a query that parses nothing, indexes nothing and diffs nothing (most of
-// them, on an up-to-date index) does not pay for loading them.
-/* eslint-disable @typescript-eslint/no-require-imports */
+// Loaded on first use (all from async paths): a query that indexes, re-reads and diffs nothing —
+// most of them, on an up-to-date index — does not load the worker pool, the parse step or git.
 const onDemand = {
-  indexer: () => require('./workspace/indexer') as typeof import('./workspace/indexer'),
-  process: () => require('./workspace/process') as typeof import('./workspace/process'),
-  impact: () => require('./changes/impact') as typeof import('./changes/impact'),
-  skeleton: () => require('./skeleton/service') as typeof import('./skeleton/service'),
+  indexer: () => import('./workspace/indexer.js'),
+  process: () => import('./workspace/process.js'),
+  impact: () => import('./changes/impact.js'),
 };
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files larger than this are not read to answer a request (they are not indexed either). */
@@ -84,8 +82,8 @@ export class Engine {
   private readonly realRoot: string;
   readonly store: Store;
   readonly graph: Graph;
-  readonly embeddings: EmbeddingService;
-  private readonly search_: SearchService;
+  private embeddings_: EmbeddingService | null = null;
+  private search_: SearchService | null = null;
   private readonly docs: Buffers;
   private readonly rules: IgnoreRules;
   /** The one way into the index: every write, and every change notification, goes through it. */
@@ -119,12 +117,24 @@ export class Engine {
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
     this.host = new IndexHost(this.store, this.graph, { changed: () => this.embeddings.changed() }, this.log);
     this.docs = new Buffers(this.host, parsers, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-    const fts = new FtsIndex(db);
-    const lexical = new LexicalStream(fts);
-    this.embeddings = new EmbeddingService(this.store, opts.embeddings, this.log);
-    const exact = new ExactNameStream(this.store);
-    const signals = new SignalStream(this.store, fts);
-    this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()], testMatcher(this.config.testGlobs));
+  }
+
+  /** The vector streams' background service (made on first use: a trace never needs it). */
+  get embeddings(): EmbeddingService {
+    this.embeddings_ ??= new EmbeddingService(this.store, this.opts.embeddings, this.log);
+    return this.embeddings_;
+  }
+
+  /** Search over every stream (made on first use). */
+  private get searchService(): SearchService {
+    if (!this.search_) {
+      const fts = new FtsIndex(this.db);
+      const lexical = new LexicalStream(fts);
+      const exact = new ExactNameStream(this.store);
+      const signals = new SignalStream(this.store, fts);
+      this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()], testMatcher(this.config.testGlobs));
+    }
+    return this.search_;
   }
 
   static async open(options: EngineOptions): Promise<Engine> {
@@ -217,7 +227,7 @@ export class Engine {
       return Promise.resolve({ files: c.files, parsed: 0, unchanged: fresh.unchanged, deleted: 0, skipped: fresh.skipped, entities: c.entities, edges: c.edges, seconds: Math.round(performance.now() - started) / 1000 });
     }
     this.log(`index run: ${fresh.why}`);
-    const run = this.loadGrammars().then(() => onDemand.indexer().indexFromDisk(
+    const run = Promise.all([onDemand.indexer(), this.loadGrammars()]).then(([{ indexFromDisk }]) => indexFromDisk(
       {
         root: this.root,
         host: this.host,
@@ -255,6 +265,7 @@ export class Engine {
   async syncFiles(changes: FileChange[]): Promise<void> {
     this.assertOpen();
     if (!this.grammarsReady) await this.loadGrammars();
+    const { processFile } = await onDemand.process();
     const max = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const open = this.docs.paths();
     const writes: FileWrite[] = [];
@@ -279,7 +290,7 @@ export class Engine {
       }
       // Parsed before the transaction: it holds the write lock only for the writes.
       const known = this.store.file(rel);
-      const o = onDemand.process().processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
+      const o = processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
       if (o.kind === 'parsed') writes.push({ kind: 'extracted', lang, meta: { path: rel, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, extraction: o.extraction });
       else if (o.kind === 'unchanged' && known) writes.push({ kind: 'touched', fid: known.fid, mtimeMs: o.mtimeMs, size: o.size });
       else if (o.kind === 'skipped') {
@@ -435,7 +446,7 @@ export class Engine {
   /** Search with each stream's own ranking (for the eval). */
   searchDetailed(params: SearchParams): Promise<DetailedSearch> {
     this.assertOpen();
-    return this.search_.search(params);
+    return this.searchService.search(params);
   }
 
   skeleton(file: string, opts: SkeletonOptions = {}): Skeleton {
@@ -447,7 +458,6 @@ export class Engine {
     const lang = languageForPath(rel);
     if (!lang) throw new EngineError(ErrorCodes.NotIndexed, `${rel} is not in a language NSCCN reads`);
     const text = this.fileText(rel);
-    const { skeletonOf } = onDemand.skeleton();
     const make = (level: DocsLevel) => skeletonOf(this.store, this.parsers, lang, rel, text, this.docs.get(rel)?.tree, level);
     return maxTokens === undefined ? make(docs) : fitSkeleton(make, docs, maxTokens);
   }
@@ -482,8 +492,8 @@ export class Engine {
   async changes(params: ChangesParams = {}): Promise<ChangesResponse> {
     this.assertOpen();
     const maxTokens = checkMaxTokens(params.maxTokens);
-    await this.loadGrammars();
-    const r = await onDemand.impact().changes(
+    const [{ changes }] = await Promise.all([onDemand.impact(), this.loadGrammars()]);
+    const r = await changes(
       {
         root: this.root,
         store: this.store,
@@ -607,7 +617,7 @@ export class Engine {
       entities: c.entities,
       edges: c.edges,
       embeddings: this.embeddings.status(),
-      streams: this.search_.streamNames(),
+      streams: this.searchService.streamNames(),
       streamProgress: this.embeddings.progress(),
       notes: [...this.notes, ...this.embeddings.notes()],
     };
@@ -654,7 +664,7 @@ export class Engine {
       /* reported to its caller */
     }
     this.closed = true;
-    await this.embeddings.close();
+    await this.embeddings_?.close();
     this.docs.closeAll();
     this.host.clearListeners();
     this.db.close();
