@@ -41,6 +41,9 @@ async function withEngine<T>(timing: Timing, opts: GlobalOptions, fn: (e: Engine
     const r = await fn(engine);
     timing.mark('query');
     return r;
+  } catch (e) {
+    engine.noteError(e); // a damaged index: rebuilt when next opened, as the message says
+    throw e;
   } finally {
     timing.engine = engine.startupSteps();
     await engine.close();

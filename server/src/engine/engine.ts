@@ -42,7 +42,7 @@ import { SignalStream } from './search/signals';
 import { skeletonOf } from './skeleton/service';
 import { FtsIndex } from './store/fts';
 import { testMatcher } from './testcode';
-import { openDatabase, type Db } from './store/db';
+import { checkIntegrity, isCorruption, markDamaged, openDatabase, type Db } from './store/db';
 import { toEdge, toEntity } from './store/read-rows';
 import { Store } from './store/store';
 import { suggestIds } from './suggest';
@@ -152,7 +152,8 @@ export class Engine {
     options = withProjectConfig(options, config);
     const dbPath = options.dbPath ?? path.join(root, '.nsccn', 'index.db');
     let t = performance.now();
-    const { db, rebuiltBecause, readOnlyBecause } = openDatabase(dbPath, log);
+    const integrity = options.integrity ?? (options.lazy ? 'after-damage' : 'open');
+    const { db, rebuiltBecause, readOnlyBecause } = openDatabase(dbPath, log, { integrity: integrity === 'open' ? 'open' : 'later' });
     if (!options.dbPath) keepIndexOutOfGit(path.dirname(dbPath));
     const openMs = performance.now() - t;
     t = performance.now();
@@ -167,7 +168,26 @@ export class Engine {
       log(`nsccn: ${readOnlyBecause}`);
     }
     if (!options.lazy) engine.embeddings.start();
+    if (integrity === 'background' && !rebuiltBecause) engine.checkInBackground(dbPath);
     return engine;
+  }
+
+  private checkInBackground(dbPath: string): void {
+    void checkIntegrity(dbPath).then((why) => {
+      if (!why || this.closed) return;
+      markDamaged(dbPath);
+      const note = `the index failed its integrity check (${why}); it is rebuilt the next time NSCCN opens it (or delete ${path.dirname(dbPath)})`;
+      this.notes.push(note);
+      this.log(note);
+    });
+  }
+
+  /**
+   * Tells the engine of an error a face met while using it: a damaged index is marked, so that
+   * its next opening checks and rebuilds it (what the error's message promises).
+   */
+  noteError(e: unknown): void {
+    if (isCorruption(e)) markDamaged(this.opts.dbPath ?? path.join(this.root, '.nsccn', 'index.db'));
   }
 
   /**
