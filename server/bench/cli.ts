@@ -5,6 +5,9 @@
 // NSCCN_TIMING=1 (node start-up, loading modules, opening the index, the up-to-date check,
 // the query, closing). Also: `node -e 0` (the floor no command goes under) and a `trace` right
 // after a file changed on disk (the index run it needs, and proof that the answer is current).
+// CPU time (user + system, from /usr/bin/time when the machine has it) is reported beside the
+// wall clock: on a loaded machine it is the figure that compares two builds. NSCCN_BENCH_CLI
+// points at another build's main.js (the same bench on the code before a change).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -12,7 +15,8 @@ import * as path from 'node:path';
 import { pythonStdlib } from './corpora';
 
 const RUNS = Number(process.env.NSCCN_BENCH_RUNS ?? 20);
-const CLI = path.join(__dirname, '..', 'src', 'cli', 'main.js');
+const CLI = process.env.NSCCN_BENCH_CLI ?? path.join(__dirname, '..', 'src', 'cli', 'main.js');
+const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 const ENV = { ...process.env, NSCCN_MODEL: 'none', NSCCN_TIMING: '1' };
 
 /** The project: 40 real Python files whose names are known. */
@@ -30,17 +34,30 @@ function makeProject(): string {
 
 interface Run {
   ms: number;
+  /** User + system CPU of the process, and its peak RSS in MB (null without /usr/bin/time). */
+  cpuMs: number | null;
+  rssMB: number | null;
   stdout: string;
   timing: { steps: Record<string, number>; engine: Record<string, number> } | null;
 }
 
 function run(args: string[]): Run {
   const t = performance.now();
-  const r = spawnSync(process.execPath, args, { encoding: 'utf8', env: ENV, maxBuffer: 64 << 20 });
+  const r = TIME
+    ? spawnSync(TIME, ['-f', 'nsccn-rusage %U %S %M', process.execPath, ...args], { encoding: 'utf8', env: ENV, maxBuffer: 64 << 20 })
+    : spawnSync(process.execPath, args, { encoding: 'utf8', env: ENV, maxBuffer: 64 << 20 });
   const ms = performance.now() - t;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  const line = r.stderr.split('\n').find((l) => l.startsWith('nsccn-timing: '));
-  return { ms, stdout: r.stdout, timing: line ? JSON.parse(line.slice('nsccn-timing: '.length)) : null };
+  const lines = r.stderr.split('\n');
+  const line = lines.find((l) => l.startsWith('nsccn-timing: '));
+  const usage = lines.find((l) => l.startsWith('nsccn-rusage '))?.split(' ').slice(1).map(Number);
+  return {
+    ms,
+    cpuMs: usage ? (usage[0] + usage[1]) * 1000 : null,
+    rssMB: usage ? Math.round(usage[2] / 1024) : null,
+    stdout: r.stdout,
+    timing: line ? JSON.parse(line.slice('nsccn-timing: '.length)) : null,
+  };
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -54,7 +71,8 @@ function summarize(runs: Run[], goalMs?: number): Record<string, unknown> {
   const engine: Record<string, number> = {};
   for (const key of new Set(runs.flatMap((r) => Object.keys(r.timing?.steps ?? {})))) steps[key] = r1(median(runs.map((r) => r.timing?.steps[key] ?? 0)));
   for (const key of new Set(runs.flatMap((r) => Object.keys(r.timing?.engine ?? {})))) engine[key] = r1(median(runs.map((r) => r.timing?.engine[key] ?? 0)));
-  return { runs: runs.length, p50ms: r1(pct(ms, 50)), p95ms: r1(pct(ms, 95)), ...(goalMs ? { goalP50ms: goalMs } : {}), steps, engine };
+  const cpu = runs.every((r) => r.cpuMs !== null) ? { cpuP50ms: r1(median(runs.map((r) => r.cpuMs!))), rssP50MB: median(runs.map((r) => r.rssMB!)) } : {};
+  return { runs: runs.length, p50ms: r1(pct(ms, 50)), p95ms: r1(pct(ms, 95)), ...cpu, ...(goalMs ? { goalP50ms: goalMs } : {}), steps, engine };
 }
 
 export async function benchCli(): Promise<Record<string, unknown>> {
@@ -100,11 +118,12 @@ export async function benchCli(): Promise<Record<string, unknown>> {
 export function formatCli(r: Record<string, unknown>): string {
   const lines = [`CLI on a ${r.files}-file project, ${r.runsPerCommand} runs each (load average ${(r.loadAverage as number[]).join(' ')} on ${r.cores} cores)`];
   for (const [name, v] of Object.entries(r)) {
-    const s = v as { p50ms?: number; p95ms?: number; goalP50ms?: number; steps?: Record<string, number>; engine?: Record<string, number> };
+    const s = v as { p50ms?: number; p95ms?: number; cpuP50ms?: number; rssP50MB?: number; goalP50ms?: number; steps?: Record<string, number>; engine?: Record<string, number> };
     if (!s || typeof s !== 'object' || s.p50ms === undefined) continue;
     const split = Object.entries(s.steps ?? {}).map(([k, ms]) => `${k} ${ms}`).join(', ');
     const engine = Object.entries(s.engine ?? {}).map(([k, ms]) => `${k} ${ms}`).join(', ');
-    lines.push(`  ${name.padEnd(26)} p50 ${String(s.p50ms).padStart(6)} ms  p95 ${String(s.p95ms).padStart(6)} ms${s.goalP50ms ? `  (goal ≤ ${s.goalP50ms})` : ''}${split ? `\n      split: ${split}` : ''}${engine ? `\n      engine: ${engine}` : ''}`);
+    const cpu = s.cpuP50ms !== undefined ? `  cpu p50 ${String(s.cpuP50ms).padStart(5)} ms  rss ${s.rssP50MB} MB` : '';
+    lines.push(`  ${name.padEnd(26)} p50 ${String(s.p50ms).padStart(6)} ms  p95 ${String(s.p95ms).padStart(6)} ms${cpu}${s.goalP50ms ? `  (goal ≤ ${s.goalP50ms})` : ''}${split ? `\n      split: ${split}` : ''}${engine ? `\n      engine: ${engine}` : ''}`);
   }
   return lines.join('\n');
 }
