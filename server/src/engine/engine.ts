@@ -168,11 +168,18 @@ export class Engine {
       log(`nsccn: ${readOnlyBecause}`);
     }
     if (!options.lazy) engine.embeddings.start();
-    if (integrity === 'background' && !rebuiltBecause) engine.checkInBackground(dbPath);
+    // After the first index run: it and the first answers have both cores meanwhile.
+    if (integrity === 'background' && !rebuiltBecause) engine.integrityAfterRun = dbPath;
     return engine;
   }
 
-  private checkInBackground(dbPath: string): void {
+  /** The index to check in the background once the first index run is over (a server's engine). */
+  private integrityAfterRun: string | null = null;
+
+  private checkInBackground(): void {
+    const dbPath = this.integrityAfterRun;
+    this.integrityAfterRun = null;
+    if (!dbPath || this.closed) return;
     void checkIntegrity(dbPath).then((why) => {
       if (!why || this.closed) return;
       markDamaged(dbPath);
@@ -241,6 +248,7 @@ export class Engine {
       this.steps.freshness = performance.now() - started;
     }
     if (fresh.current) {
+      this.checkInBackground();
       onProgress?.({ done: 0, total: 0 });
       for (const s of fresh.skipped) this.log(`skipped ${s.file}: ${s.reason}`);
       const c = this.store.counts();
@@ -269,6 +277,7 @@ export class Engine {
       })
       .finally(() => {
         this.indexing = null;
+        this.checkInBackground();
       });
     return this.indexing;
   }

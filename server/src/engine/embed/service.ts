@@ -59,13 +59,18 @@ export class EmbeddingService {
     this.vectors = new VectorStore(store.db);
   }
 
-  /** Loads the static table and starts loading the model; returns at once. Idempotent. */
+  /**
+   * Loads the static table and starts loading the model; returns at once. Idempotent. The first
+   * scan for missing vectors (a query over every entity: ~0.3 s of CPU on the stdlib) waits for a
+   * quiet spell like every later one, so a server's first answers do not queue behind it;
+   * `idle` starts it at once.
+   */
   start(): void {
     if (this.started || this.closed) return;
     this.started = true;
     this.startStatic();
     this.startModel();
-    this.kick();
+    this.rescanTimer = setTimeout(() => this.kick(), RESCAN_DELAY_MS);
   }
 
   /**
