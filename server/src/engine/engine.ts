@@ -34,6 +34,7 @@ import { implementations, subtypes, supertypes } from './graph/hierarchy';
 import { pathTrace } from './graph/paths';
 import { trace, type TraceRequest } from './graph/trace';
 import { EXTENSIONS, LANGUAGES, languageForPath } from './languages/registry';
+import type { LanguageSupport } from './languages/types';
 import { GrammarsNotLoaded, Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
@@ -97,7 +98,10 @@ export class Engine {
   private closePromise: Promise<void> | null = null;
   /** Set when the index can only be read: queries answer, nothing is written. */
   private readOnlyBecause: string | null = null;
-  private grammarsLoading: Promise<void> | null = null;
+  /** Loads of grammars, one after another; `grammarsFor` holds the languages asked for so far. */
+  private grammarsLoading: Promise<void> = Promise.resolve();
+  private readonly grammarsFor = new Set<string>();
+  /** Every language's grammar is loaded. */
   private grammarsReady = false;
   /** Milliseconds of each start-up step this engine took (opening, grammars, the up-to-date check). */
   private readonly steps: Record<string, number> = {};
@@ -198,22 +202,26 @@ export class Engine {
   }
 
   /**
-   * Loads the tree-sitter grammars (idempotent). `open` does unless the engine is lazy; a lazy
-   * engine loads them itself when it indexes or diffs, and `skeleton` asks for them with
-   * GrammarsNotLoaded (then call this and ask again).
+   * Loads the tree-sitter grammars of these languages (default: all; idempotent). `open` loads
+   * all unless the engine is lazy; a lazy engine loads those of the files it must parse, and
+   * `skeleton` asks for them with GrammarsNotLoaded (see `skeletonLoading`).
    */
-  loadGrammars(): Promise<void> {
-    if (!this.grammarsLoading) {
-      const t = performance.now();
-      this.grammarsLoading = this.parsers.load(LANGUAGES).then(() => {
-        this.steps.grammars = performance.now() - t;
-        this.grammarsReady = true;
+  loadGrammars(langs: readonly LanguageSupport[] = LANGUAGES): Promise<void> {
+    const missing = langs.filter((l) => !this.grammarsFor.has(l.id));
+    if (!missing.length) return this.grammarsLoading;
+    for (const l of missing) this.grammarsFor.add(l.id);
+    const t = performance.now();
+    const load = this.grammarsLoading
+      .catch(() => undefined)
+      .then(() => this.parsers.load(missing))
+      .then(() => {
+        this.steps.grammars = (this.steps.grammars ?? 0) + performance.now() - t;
+        this.grammarsReady = LANGUAGES.every((l) => this.grammarsFor.has(l.id));
       });
-      this.grammarsLoading.catch(() => {
-        this.grammarsLoading = null; // a failed load is tried again by the next caller
-      });
-    }
-    return this.grammarsLoading;
+    // A failed load is tried again by the next caller.
+    load.catch(() => missing.forEach((l) => this.grammarsFor.delete(l.id)));
+    this.grammarsLoading = load;
+    return load;
   }
 
   /** Where this engine's start-up time went, in milliseconds per step (plain data, for `--timing` and the bench). */
@@ -255,7 +263,9 @@ export class Engine {
       return Promise.resolve({ files: c.files, parsed: 0, unchanged: fresh.unchanged, deleted: 0, skipped: fresh.skipped, entities: c.entities, edges: c.edges, seconds: Math.round(performance.now() - started) / 1000 });
     }
     this.log(`index run: ${fresh.why}`);
-    const run = Promise.all([onDemand.indexer(), this.loadGrammars()]).then(([{ indexFromDisk }]) => indexFromDisk(
+    // The grammars of the files to parse (all after an interrupted run: any file may be).
+    const langs = fresh.parse ? [...new Set(fresh.parse.map((p) => languageForPath(p)).filter((l): l is LanguageSupport => !!l))] : LANGUAGES;
+    const run = Promise.all([onDemand.indexer(), this.loadGrammars(langs)]).then(([{ indexFromDisk }]) => indexFromDisk(
       {
         root: this.root,
         host: this.host,
@@ -501,7 +511,8 @@ export class Engine {
     } catch (e) {
       if (!(e instanceof GrammarsNotLoaded)) throw e;
     }
-    await this.loadGrammars();
+    const lang = languageForPath(this.relativePath(file));
+    await this.loadGrammars(lang ? [lang] : LANGUAGES);
     return this.skeleton(file, opts);
   }
 

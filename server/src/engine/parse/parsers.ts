@@ -63,8 +63,8 @@ export class Parsers {
       this.spare = await this.instance(null);
       return;
     }
-    const spare = this.spare;
-    this.restarting = this.instance(spare).then(
+    // After the spare being loaded, if any: the next one adds these languages to it.
+    this.restarting = this.restarting.then(() => this.instance(this.spare)).then(
       (inst) => {
         if (this.current) this.spare = inst;
         else this.current = inst; // an abort came first: the spare is the instance now

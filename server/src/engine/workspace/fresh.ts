@@ -19,27 +19,34 @@ export interface FreshnessContext {
 export type Freshness =
   /** Every indexable file is in the index with the size and mtime it had when indexed, and no other file is. */
   | { current: true; unchanged: number; skipped: SkippedFile[] }
-  /** Something differs (`why` says the first difference), or a run record asks for a real run. */
-  | { current: false; why: string };
+  /**
+   * Something differs (`why` says what first), or a run record asks for a real run. `parse`: the
+   * new and changed files, which the run will parse (null after a run record: any file may be).
+   */
+  | { current: false; why: string; parse: string[] | null };
 
 export function freshness(ctx: FreshnessContext, store: Store): Freshness {
   // A run in progress, or one that died (its references want resolving again): a real run decides.
-  if (runRecorded(store)) return { current: false, why: 'an index run is recorded' };
+  if (runRecorded(store)) return { current: false, why: 'an index run is recorded', parse: null };
   const found = discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
   const known = new Map(store.files().map((f) => [f.path, f]));
   let unchanged = 0;
   let seen = 0;
+  const parse: string[] = [];
+  let why = '';
   for (const f of found.files) {
     if (ctx.openFiles.has(f.path)) continue;
     const k = known.get(f.path);
-    if (!k) return { current: false, why: `${f.path} is new` };
-    if (k.size !== f.size || k.mtime_ms !== f.mtimeMs) return { current: false, why: `${f.path} changed` };
-    unchanged++;
-    seen++;
+    if (k) seen++;
+    if (k && k.size === f.size && k.mtime_ms === f.mtimeMs) unchanged++;
+    else {
+      why ||= `${f.path} ${k ? 'changed' : 'is new'}`;
+      parse.push(f.path);
+    }
   }
   // Every known file not open must have been seen: the rest were deleted or are now ignored.
   let knownClosed = 0;
   for (const p of known.keys()) if (!ctx.openFiles.has(p)) knownClosed++;
-  if (knownClosed !== seen) return { current: false, why: 'files were deleted or are now ignored' };
-  return { current: true, unchanged, skipped: found.skipped };
+  if (knownClosed !== seen) why ||= 'files were deleted or are now ignored';
+  return why ? { current: false, why, parse } : { current: true, unchanged, skipped: found.skipped };
 }
