@@ -171,7 +171,7 @@ export class Engine {
       engine.notes.push(readOnlyBecause);
       log(`nsccn: ${readOnlyBecause}`);
     }
-    if (!options.lazy) engine.embeddings.start();
+    if (!options.lazy) engine.embeddings.start('after-quiet');
     // After the first index run: it and the first answers have both cores meanwhile.
     if (integrity === 'background' && !rebuiltBecause) engine.integrityAfterRun = dbPath;
     return engine;
