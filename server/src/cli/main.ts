@@ -2,6 +2,8 @@
 // The `nsccn` command. Every command takes --root (default: the workspace found upward from the
 // current folder, see engine/config/root.ts) and --json.
 // Exit codes: 0 success, 1 an error (one line on stderr), 2 bad usage.
+// NSCCN_TIMING=1 prints where the time went (timing.ts).
+import { Timing } from './timing'; // first: its clock is read before the other modules load
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CHANGES_DEFAULT_DEPTH, SEARCH_MAX_LIMIT, WINDOW_MAX_CONTEXT, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX, MAX_TOKENS_MIN, TRACE_DEFAULT_DEPTH, TRACE_DEFAULT_PATHS, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS, type DocsLevel, type TraceDirection } from '../../../protocol';
 import { findWorkspaceRoot } from '../engine';
@@ -22,27 +24,43 @@ function print(json: boolean, value: unknown, text: () => string): void {
   process.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : text() + '\n');
 }
 
-async function withEngine<T>(opts: GlobalOptions, fn: (e: Engine) => Promise<T> | T, refresh = true): Promise<T> {
+/**
+ * Opens a lazy engine (the index only: grammars, workers and the embedder load if the command
+ * needs them), brings it up to date — by stat when nothing changed, so a stale answer is never
+ * served — and runs `fn`.
+ */
+async function withEngine<T>(timing: Timing, opts: GlobalOptions, fn: (e: Engine) => Promise<T> | T): Promise<T> {
+  timing.mark('args');
   const { engine, release } = await openGuarded(opts);
+  timing.mark('open');
   try {
-    if (refresh) {
-      // A query never waits for another process's index run: it answers from what is there, and says so.
-      const s = await engine.indexWorkspace(undefined, { ifBusy: 'skip' });
-      for (const n of s.notes ?? []) process.stderr.write(`nsccn: ${n}\n`);
-    }
-    return await fn(engine);
+    // A query never waits for another process's index run: it answers from what is there, and says so.
+    const s = await engine.indexWorkspace(undefined, { ifBusy: 'skip' });
+    for (const n of s.notes ?? []) process.stderr.write(`nsccn: ${n}\n`);
+    timing.mark('fresh');
+    const r = await fn(engine);
+    timing.mark('query');
+    return r;
+  } catch (e) {
+    engine.noteError(e); // a damaged index: rebuilt when next opened, as the message says
+    throw e;
   } finally {
+    timing.engine = engine.startupSteps();
     await engine.close();
     release();
+    timing.mark('close');
   }
 }
 
-export function buildProgram(): Command {
+export function buildProgram(timing = new Timing()): Command {
   const program = new Command('nsccn')
     .description('Local-first code navigator: a causal code graph and hybrid search over your code')
     .version(require('../../../../package.json').version)
     .showHelpAfterError('(run nsccn --help for usage)')
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', (_program, action) => {
+      timing.command = action.name();
+    });
   const common = (c: Command) =>
     c
       .option('--root <dir>', 'workspace root (default: found upward from the current folder: .nsccn, .nsccn.json, a VCS root, pyproject.toml/package.json)', findWorkspaceRoot(process.cwd()))
@@ -55,6 +73,7 @@ export function buildProgram(): Command {
   common(program.command('index').description('index the workspace (incremental)')).action(async (o: GlobalOptions) => {
     const summary = await runIndex(o);
     print(o.json, summary, () => formatSummary(summary));
+    timing.mark('print');
     // Files were there but none could be read or parsed: a failure, not an empty success.
     if (summary.files === 0 && summary.skipped.length) {
       const first = summary.skipped[0];
@@ -70,19 +89,22 @@ export function buildProgram(): Command {
     .option('--files', 'rank files instead of entities ("which file do I open?")', false)
     .option('--tests', 'rank test code like any other (default: after the code it tests)', false)
     .action(async (query: string, o: GlobalOptions & { limit: number; kind?: string[]; path?: string[]; maxTokens?: number; files: boolean; tests: boolean }) => {
-      const r = await withEngine(o, async (e) => {
+      const r = await withEngine(timing, o, async (e) => {
         await finishVectors(e, o); // the streams it reports are complete: the same query, the same answer
         return e.search({ query, limit: o.limit, kinds: o.kind as never, paths: o.path, maxTokens: o.maxTokens, includeTests: o.tests, files: o.files });
       });
       print(o.json, r, () => (o.files ? formatSearchFiles(r) : formatSearch(r)));
+      timing.mark('print');
     });
 
   common(program.command('skeleton <file>').description('signatures and docstrings of a file, bodies elided'))
     .addOption(new Option('--docs <level>', 'docstrings: full, first-line (and "...") or none').choices(DOCS_LEVELS as string[]).default(DEFAULT_DOCS_LEVEL))
     .addOption(maxTokensOption())
     .action(async (file: string, o: GlobalOptions & { docs: DocsLevel; maxTokens?: number }) => {
-      const r = await withEngine(o, (e) => e.skeleton(file, { docs: o.docs, maxTokens: o.maxTokens }));
+      // A grammar loads only when the file is not as indexed (the cached skeleton is then stale).
+      const r = await withEngine(timing, o, (e) => e.skeletonLoading(file, { docs: o.docs, maxTokens: o.maxTokens }));
       print(o.json, r, () => formatSkeleton(r));
+      timing.mark('print');
     });
 
   common(program.command('trace <id>').description('follow the causal graph from an entity'))
@@ -95,8 +117,9 @@ export function buildProgram(): Command {
     .option('--no-dispatch', 'leave out dispatch edges (overrides a call may reach in subclasses, marked "may call")')
     .addOption(maxTokensOption())
     .action(async (id: string, o: GlobalOptions & { direction: TraceDirection; depth?: number; relations?: string[]; unresolved: boolean; dispatch: boolean; maxTokens?: number; to?: string; k?: number }) => {
-      const r = await withEngine(o, (e) => e.trace({ id, direction: o.direction, depth: o.depth, relations: o.relations as never, maxTokens: o.maxTokens, to: o.to, k: o.k, dispatch: o.dispatch }));
+      const r = await withEngine(timing, o, (e) => e.trace({ id, direction: o.direction, depth: o.depth, relations: o.relations as never, maxTokens: o.maxTokens, to: o.to, k: o.k, dispatch: o.dispatch }));
       print(o.json, r, () => formatTrace(r, { unresolved: o.unresolved }));
+      timing.mark('print');
     });
 
   common(program.command('changes').description('entities a git diff touches, and what reaches them (callers, state, config, tests)'))
@@ -106,21 +129,24 @@ export function buildProgram(): Command {
     .option('--depth <n>', `how far up the callers go (default ${CHANGES_DEFAULT_DEPTH})`, intArg(1, TRACE_MAX_DEPTH))
     .addOption(maxTokensOption())
     .action(async (o: GlobalOptions & { since?: string; staged: boolean; worktree: boolean; depth?: number; maxTokens?: number }) => {
-      const r = await withEngine(o, (e) => e.changes({ since: o.since, staged: o.staged, worktree: o.worktree, depth: o.depth, maxTokens: o.maxTokens }));
+      const r = await withEngine(timing, o, (e) => e.changes({ since: o.since, staged: o.staged, worktree: o.worktree, depth: o.depth, maxTokens: o.maxTokens }));
       print(o.json, r, () => formatChanges(r));
+      timing.mark('print');
     });
 
   common(program.command('window <id>').description("an entity's source with line numbers"))
     .option('--context <n>', 'lines of context around it', intArg(0, WINDOW_MAX_CONTEXT), 3)
     .addOption(maxTokensOption())
     .action(async (id: string, o: GlobalOptions & { context: number; maxTokens?: number }) => {
-      const r = await withEngine(o, (e) => e.window(id, o.context, o.maxTokens));
+      const r = await withEngine(timing, o, (e) => e.window(id, o.context, o.maxTokens));
       print(o.json, r, () => formatWindow(r));
+      timing.mark('print');
     });
 
   common(program.command('stats').description('what the index holds')).action(async (o: GlobalOptions) => {
-    const r = await withEngine(o, (e) => e.stats());
+    const r = await withEngine(timing, o, (e) => e.stats());
     print(o.json, r, () => formatStats(r));
+    timing.mark('print');
   });
 
   program
@@ -156,9 +182,12 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const timing = new Timing();
+  timing.mark('modules');
+  const program = buildProgram(timing);
   try {
     await program.parseAsync(argv);
+    if (timing.command !== 'lsp' && timing.command !== 'mcp') timing.printIfAsked();
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) {

@@ -4,7 +4,7 @@
 // other options; a query given different ones is an error that says how to change them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as cliProgress from 'cli-progress';
+import type * as CliProgress from 'cli-progress';
 import { ErrorCodes, type IndexSummary } from '../../../protocol';
 import { Engine } from '../engine';
 import { EngineError } from '../engine';
@@ -80,6 +80,15 @@ function shaping(o: GlobalOptions, forIndex: boolean): Shaping {
   );
 }
 
+/** A progress bar on a terminal (loaded only then: a query piped to another program never draws one). */
+function progressBar(o: GlobalOptions, format: string): CliProgress.SingleBar | null {
+  if (!process.stderr.isTTY || o.json) return null;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const cliProgress = require('cli-progress') as typeof CliProgress;
+  return new cliProgress.SingleBar({ format, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+}
+
+/** A query opens the engine lazily (the index only); `nsccn index` opens a server's engine. */
 export function openEngine(o: GlobalOptions, forIndex = false): Promise<Engine> {
   const model = o.model ?? process.env.NSCCN_MODEL;
   const shape = shaping(o, forIndex);
@@ -88,6 +97,7 @@ export function openEngine(o: GlobalOptions, forIndex = false): Promise<Engine> 
     exclude: shape.exclude,
     maxFileBytes: shape.maxFileBytes ?? undefined,
     embeddings: model ? { model } : undefined,
+    lazy: !forIndex,
     log: (m) => {
       if (o.verbose || /rebuil/.test(m)) process.stderr.write(`nsccn: ${m}\n`);
     },
@@ -114,7 +124,7 @@ export async function openGuarded(o: GlobalOptions, forIndex = false): Promise<{
 
 export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
   const { engine, release } = await openGuarded(o, true);
-  const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: 'indexing [{bar}] {percentage}% {value}/{total} files', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null;
+  const bar = progressBar(o, 'indexing [{bar}] {percentage}% {value}/{total} files');
   try {
     let started = false;
     const summary = await engine.indexWorkspace((p) => {
@@ -139,7 +149,7 @@ export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
 
 /** Waits for the vector streams, with a progress bar on a terminal (entities embedded, all streams). */
 export async function finishVectors(engine: Engine, o: GlobalOptions): Promise<void> {
-  const bar = process.stderr.isTTY && !o.json ? new cliProgress.SingleBar({ format: 'embedding [{bar}] {percentage}% {value}/{total} vectors ({streams})', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null;
+  const bar = progressBar(o, 'embedding [{bar}] {percentage}% {value}/{total} vectors ({streams})');
   let started = false;
   await engine.finishEmbeddings((progress) => {
     if (!bar || !progress.length) return;

@@ -74,6 +74,19 @@ export interface EngineOptions {
   embeddings?: ModelSettings;
   /** Receives one-line diagnostics (skipped files, rebuilds, stream availability). */
   log?: (message: string) => void;
+  /**
+   * A one-shot query (the CLI): `open` loads only the index. Grammars load when a file must be
+   * parsed, the embedder when a search or `finishEmbeddings` asks; no background work starts.
+   * Editor buffers need grammars: call `loadGrammars` before `openDocument`. Default false (a server).
+   */
+  lazy?: boolean;
+  /**
+   * When SQLite's integrity check of an existing index runs (it reads the whole file): at `open`
+   * (the default; a damaged index is rebuilt there), in the `background` after open (a server:
+   * a damaged index is reported and rebuilt at its next opening), or `after-damage` only (the
+   * default of a lazy engine: a damaged page met by a query marks the index, see `noteError`).
+   */
+  integrity?: 'open' | 'background' | 'after-damage';
 }
 
 export interface IndexProgress {

@@ -22,7 +22,6 @@ import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, RELATIONS, WINDOW_MAX_CONT
 import { fitChanges } from './budget/changes';
 import { keepIndexOutOfGit } from './config/index-folder';
 import { loadProjectConfig, withProjectConfig, type ProjectConfig } from './config/project';
-import { changes } from './changes/impact';
 import { fitSearch, fitWindow } from './budget/lists';
 import { checkMaxTokens } from './budget/measure';
 import { fitSkeleton } from './budget/skeleton';
@@ -35,28 +34,36 @@ import { implementations, subtypes, supertypes } from './graph/hierarchy';
 import { pathTrace } from './graph/paths';
 import { trace, type TraceRequest } from './graph/trace';
 import { EXTENSIONS, LANGUAGES, languageForPath } from './languages/registry';
-import { Parsers } from './parse/parsers';
+import type { LanguageSupport } from './languages/types';
+import { GrammarsNotLoaded, Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
 import { SearchService, type DetailedSearch } from './search/service';
 import { SignalStream } from './search/signals';
 import { skeletonOf } from './skeleton/service';
-import { openDatabase, type Db } from './store/db';
 import { FtsIndex } from './store/fts';
+import { testMatcher } from './testcode';
+import { checkIntegrity, isCorruption, markDamaged, openDatabase, type Db } from './store/db';
 import { toEdge, toEntity } from './store/read-rows';
 import { Store } from './store/store';
 import { suggestIds } from './suggest';
-import { testMatcher } from './testcode';
 import { sourceWindow } from './window';
 import { IndexHost, type FileWrite } from './workspace/host';
 import { IgnoreRules } from './workspace/discover';
 import { Buffers, type BufferState } from './workspace/buffers';
-import { indexFromDisk } from './workspace/indexer';
 import type { IndexProfile } from './workspace/profile';
-import { processFile } from './workspace/process';
+import { freshness } from './workspace/fresh';
 import { escapes } from './workspace/confine';
 import { readSource } from './workspace/read';
 import { projectFiles } from './workspace/project';
+
+// Loaded on first use (all from async paths): a query that indexes, re-reads and diffs nothing —
+// most of them, on an up-to-date index — does not load the worker pool, the parse step or git.
+const onDemand = {
+  indexer: () => import('./workspace/indexer.js'),
+  process: () => import('./workspace/process.js'),
+  impact: () => import('./changes/impact.js'),
+};
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files larger than this are not read to answer a request (they are not indexed either). */
@@ -77,8 +84,8 @@ export class Engine {
   private readonly realRoot: string;
   readonly store: Store;
   readonly graph: Graph;
-  readonly embeddings: EmbeddingService;
-  private readonly search_: SearchService;
+  private embeddings_: EmbeddingService | null = null;
+  private search_: SearchService | null = null;
   private readonly docs: Buffers;
   private readonly rules: IgnoreRules;
   /** The one way into the index: every write, and every change notification, goes through it. */
@@ -93,6 +100,13 @@ export class Engine {
   private closePromise: Promise<void> | null = null;
   /** Set when the index can only be read: queries answer, nothing is written. */
   private readOnlyBecause: string | null = null;
+  /** Loads of grammars, one after another; `grammarsFor` holds the languages asked for so far. */
+  private grammarsLoading: Promise<void> = Promise.resolve();
+  private readonly grammarsFor = new Set<string>();
+  /** Every language's grammar is loaded. */
+  private grammarsReady = false;
+  /** Milliseconds of each start-up step this engine took (opening, grammars, the up-to-date check). */
+  private readonly steps: Record<string, number> = {};
 
   private constructor(
     private readonly opts: EngineOptions & { root: string },
@@ -109,12 +123,24 @@ export class Engine {
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
     this.host = new IndexHost(this.store, this.graph, { changed: () => this.embeddings.changed() }, this.log);
     this.docs = new Buffers(this.host, parsers, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-    const fts = new FtsIndex(db);
-    const lexical = new LexicalStream(fts);
-    this.embeddings = new EmbeddingService(this.store, opts.embeddings, this.log);
-    const exact = new ExactNameStream(this.store);
-    const signals = new SignalStream(this.store, fts);
-    this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()], testMatcher(this.config.testGlobs));
+  }
+
+  /** The vector streams' background service (made on first use: a trace never needs it). */
+  get embeddings(): EmbeddingService {
+    this.embeddings_ ??= new EmbeddingService(this.store, this.opts.embeddings, this.log);
+    return this.embeddings_;
+  }
+
+  /** Search over every stream (made on first use). */
+  private get searchService(): SearchService {
+    if (!this.search_) {
+      const fts = new FtsIndex(this.db);
+      const lexical = new LexicalStream(fts);
+      const exact = new ExactNameStream(this.store);
+      const signals = new SignalStream(this.store, fts);
+      this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()], testMatcher(this.config.testGlobs));
+    }
+    return this.search_;
   }
 
   static async open(options: EngineOptions): Promise<Engine> {
@@ -131,19 +157,78 @@ export class Engine {
     const config = loadProjectConfig(root);
     options = withProjectConfig(options, config);
     const dbPath = options.dbPath ?? path.join(root, '.nsccn', 'index.db');
-    const { db, rebuiltBecause, readOnlyBecause } = openDatabase(dbPath, log);
+    let t = performance.now();
+    const integrity = options.integrity ?? (options.lazy ? 'after-damage' : 'open');
+    const { db, rebuiltBecause, readOnlyBecause } = openDatabase(dbPath, log, { integrity: integrity === 'open' ? 'open' : 'later' });
     if (!options.dbPath) keepIndexOutOfGit(path.dirname(dbPath));
-    const parsers = new Parsers();
-    await parsers.load(LANGUAGES);
-    const engine = new Engine({ ...options, root }, db, parsers, config);
+    const openMs = performance.now() - t;
+    t = performance.now();
+    const engine = new Engine({ ...options, root }, db, new Parsers({ spare: 'background' }), config);
+    engine.steps.database = openMs;
+    engine.steps.engine = performance.now() - t;
+    if (!options.lazy) await engine.loadGrammars();
     if (rebuiltBecause) engine.notes.push(`index rebuilt: ${rebuiltBecause}`);
     if (readOnlyBecause) {
       engine.readOnlyBecause = readOnlyBecause;
       engine.notes.push(readOnlyBecause);
       log(`nsccn: ${readOnlyBecause}`);
     }
-    engine.embeddings.start();
+    if (!options.lazy) engine.embeddings.start('after-quiet');
+    // After the first index run: it and the first answers have both cores meanwhile.
+    if (integrity === 'background' && !rebuiltBecause) engine.integrityAfterRun = dbPath;
     return engine;
+  }
+
+  /** The index to check in the background once the first index run is over (a server's engine). */
+  private integrityAfterRun: string | null = null;
+
+  private checkInBackground(): void {
+    const dbPath = this.integrityAfterRun;
+    this.integrityAfterRun = null;
+    if (!dbPath || this.closed) return;
+    void checkIntegrity(dbPath).then((why) => {
+      if (!why || this.closed) return;
+      markDamaged(dbPath);
+      const note = `the index failed its integrity check (${why}); it is rebuilt the next time NSCCN opens it (or delete ${path.dirname(dbPath)})`;
+      this.notes.push(note);
+      this.log(note);
+    });
+  }
+
+  /**
+   * Tells the engine of an error a face met while using it: a damaged index is marked, so that
+   * its next opening checks and rebuilds it (what the error's message promises).
+   */
+  noteError(e: unknown): void {
+    if (isCorruption(e)) markDamaged(this.opts.dbPath ?? path.join(this.root, '.nsccn', 'index.db'));
+  }
+
+  /**
+   * Loads the tree-sitter grammars of these languages (default: all; idempotent). `open` loads
+   * all unless the engine is lazy; a lazy engine loads those of the files it must parse, and
+   * `skeleton` asks for them with GrammarsNotLoaded (see `skeletonLoading`).
+   */
+  loadGrammars(langs: readonly LanguageSupport[] = LANGUAGES): Promise<void> {
+    const missing = langs.filter((l) => !this.grammarsFor.has(l.id));
+    if (!missing.length) return this.grammarsLoading;
+    for (const l of missing) this.grammarsFor.add(l.id);
+    const t = performance.now();
+    const load = this.grammarsLoading
+      .catch(() => undefined)
+      .then(() => this.parsers.load(missing))
+      .then(() => {
+        this.steps.grammars = (this.steps.grammars ?? 0) + performance.now() - t;
+        this.grammarsReady = LANGUAGES.every((l) => this.grammarsFor.has(l.id));
+      });
+    // A failed load is tried again by the next caller.
+    load.catch(() => missing.forEach((l) => this.grammarsFor.delete(l.id)));
+    this.grammarsLoading = load;
+    return load;
+  }
+
+  /** Where this engine's start-up time went, in milliseconds per step (plain data, for `--timing` and the bench). */
+  startupSteps(): Record<string, number> {
+    return Object.fromEntries(Object.entries(this.steps).map(([k, v]) => [k, Math.round(v * 10) / 10]));
   }
 
   // --- keeping the index current -------------------------------------------------------------
@@ -166,14 +251,35 @@ export class Engine {
     }
     // One run at a time: a second caller shares the run in progress.
     if (this.indexing) return this.indexing;
-    const run = indexFromDisk(
+    const started = performance.now();
+    const maxFileBytes = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    // By stat first: an index that matches the disk needs no run (no grammars, no writes).
+    let fresh: ReturnType<typeof freshness>;
+    try {
+      fresh = freshness({ root: this.root, rules: this.rules, exclude: this.opts.exclude ?? [], maxFileBytes, openFiles: this.docs.paths() }, this.store);
+    } catch (e) {
+      return Promise.reject(fromStoreError(e));
+    } finally {
+      this.steps.freshness = performance.now() - started;
+    }
+    if (fresh.current) {
+      this.checkInBackground();
+      onProgress?.({ done: 0, total: 0 });
+      for (const s of fresh.skipped) this.log(`skipped ${s.file}: ${s.reason}`);
+      const c = this.store.counts();
+      return Promise.resolve({ files: c.files, parsed: 0, unchanged: fresh.unchanged, deleted: 0, skipped: fresh.skipped, entities: c.entities, edges: c.edges, seconds: Math.round(performance.now() - started) / 1000 });
+    }
+    this.log(`index run: ${fresh.why}`);
+    // The grammars of the files to parse (all after an interrupted run: any file may be).
+    const langs = fresh.parse ? [...new Set(fresh.parse.map((p) => languageForPath(p)).filter((l): l is LanguageSupport => !!l))] : LANGUAGES;
+    const run = Promise.all([onDemand.indexer(), this.loadGrammars(langs)]).then(([{ indexFromDisk }]) => indexFromDisk(
       {
         root: this.root,
         host: this.host,
         parsers: this.parsers,
         rules: this.rules,
         exclude: this.opts.exclude ?? [],
-        maxFileBytes: this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+        maxFileBytes,
         workers: this.opts.workers,
         openFiles: this.docs.paths(),
         log: this.log,
@@ -182,13 +288,14 @@ export class Engine {
         onProfile: (p) => (this.lastProfile = p),
       },
       onProgress,
-    );
+    ));
     this.indexing = run
       .catch((e) => {
         throw fromStoreError(e); // a full disk, a damaged file: one clear message
       })
       .finally(() => {
         this.indexing = null;
+        this.checkInBackground();
       });
     return this.indexing;
   }
@@ -204,6 +311,8 @@ export class Engine {
    */
   async syncFiles(changes: FileChange[]): Promise<void> {
     this.assertOpen();
+    if (!this.grammarsReady) await this.loadGrammars();
+    const { processFile } = await onDemand.process();
     const max = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const open = this.docs.paths();
     const writes: FileWrite[] = [];
@@ -353,6 +462,7 @@ export class Engine {
   // --- queries -------------------------------------------------------------------------------
 
   async search(params: SearchParams): Promise<SearchResponse> {
+    this.embeddings.start(); // a lazy engine's vector streams start with its first search
     const maxTokens = checkMaxTokens(params.maxTokens);
     const { results, streams, files } = await this.searchDetailed(params);
     const r: SearchResponse = { results, streams, ...(files ? { files } : {}) };
@@ -368,6 +478,7 @@ export class Engine {
    */
   async finishEmbeddings(onProgress?: (p: StreamProgress[]) => void, everyMs = 200): Promise<StreamProgress[]> {
     this.assertOpen();
+    this.embeddings.start();
     const timer = onProgress ? setInterval(() => onProgress(this.embeddings.progress()), everyMs) : undefined;
     try {
       await this.embeddings.idle();
@@ -382,7 +493,7 @@ export class Engine {
   /** Search with each stream's own ranking (for the eval). */
   searchDetailed(params: SearchParams): Promise<DetailedSearch> {
     this.assertOpen();
-    return this.search_.search(params);
+    return this.searchService.search(params);
   }
 
   skeleton(file: string, opts: SkeletonOptions = {}): Skeleton {
@@ -396,6 +507,21 @@ export class Engine {
     const text = this.fileText(rel);
     const make = (level: DocsLevel) => skeletonOf(this.store, this.parsers, lang, rel, text, this.docs.get(rel)?.tree, level);
     return maxTokens === undefined ? make(docs) : fitSkeleton(make, docs, maxTokens);
+  }
+
+  /**
+   * `skeleton` for a lazy engine: answered from the cached skeleton when the file is as indexed,
+   * else the grammars are loaded first and the file is parsed.
+   */
+  async skeletonLoading(file: string, opts: SkeletonOptions = {}): Promise<Skeleton> {
+    try {
+      return this.skeleton(file, opts);
+    } catch (e) {
+      if (!(e instanceof GrammarsNotLoaded)) throw e;
+    }
+    const lang = languageForPath(this.relativePath(file));
+    await this.loadGrammars(lang ? [lang] : LANGUAGES);
+    return this.skeleton(file, opts);
   }
 
   trace(req: TraceRequest): TraceResult {
@@ -414,6 +540,7 @@ export class Engine {
   async changes(params: ChangesParams = {}): Promise<ChangesResponse> {
     this.assertOpen();
     const maxTokens = checkMaxTokens(params.maxTokens);
+    const [{ changes }] = await Promise.all([onDemand.impact(), this.loadGrammars()]);
     const r = await changes(
       {
         root: this.root,
@@ -538,13 +665,14 @@ export class Engine {
       entities: c.entities,
       edges: c.edges,
       embeddings: this.embeddings.status(),
-      streams: this.search_.streamNames(),
+      streams: this.searchService.streamNames(),
       streamProgress: this.embeddings.progress(),
       notes: [...this.notes, ...this.embeddings.notes()],
     };
   }
 
   stats(): StatsResponse {
+    this.embeddings.start(); // the same figures from a lazy engine as from a server's
     let dbBytes = 0;
     const dbPath = this.opts.dbPath ?? path.join(this.root, '.nsccn', 'index.db');
     for (const s of ['', '-wal']) {
@@ -585,7 +713,7 @@ export class Engine {
       /* reported to its caller */
     }
     this.closed = true;
-    await this.embeddings.close();
+    await this.embeddings_?.close();
     this.docs.closeAll();
     this.host.clearListeners();
     this.db.close();

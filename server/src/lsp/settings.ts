@@ -91,7 +91,8 @@ export function engineOptions(
   singleRoot: boolean,
   log: (message: string) => void,
 ): EngineOptions {
-  const opts: EngineOptions = { root, log };
+  // A server checks the index's integrity after it answers, not before (ARCHITECTURE: start-up).
+  const opts: EngineOptions = { root, log, integrity: 'background' };
   if (settings.exclude) opts.exclude = settings.exclude;
   if (settings.maxFileBytes !== undefined) opts.maxFileBytes = settings.maxFileBytes;
   if (settings.workers !== undefined) opts.workers = settings.workers;

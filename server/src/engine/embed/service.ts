@@ -59,13 +59,19 @@ export class EmbeddingService {
     this.vectors = new VectorStore(store.db);
   }
 
-  /** Loads the static table and starts loading the model; returns at once. Idempotent. */
-  start(): void {
+  /**
+   * Loads the static table and starts loading the model; returns at once. Idempotent. The first
+   * scan for missing vectors (a query over every entity: ~0.3 s of CPU on the stdlib) runs `now`
+   * (a one-shot command: its figures are then exact), or `after-quiet`, like every later one
+   * (a server: its first answers do not queue behind it; `idle` starts it at once).
+   */
+  start(firstScan: 'now' | 'after-quiet' = 'now'): void {
     if (this.started || this.closed) return;
     this.started = true;
     this.startStatic();
     this.startModel();
-    this.kick();
+    if (firstScan === 'now') this.kick();
+    else this.rescanTimer = setTimeout(() => this.kick(), RESCAN_DELAY_MS);
   }
 
   /**
@@ -91,7 +97,9 @@ export class EmbeddingService {
 
   /** Per vector stream: how many entities have a current vector, and whether work is pending. */
   progress(): StreamProgress[] {
-    const busy = this.dirty || this.loop !== null;
+    // A loop whose queues are empty has nothing in flight that `done` would not show (an entity
+    // being embedded has no vector of its current content yet): it is not busy.
+    const busy = this.dirty || (this.loop !== null && this.spaces.some((s) => s.queue.length > 0));
     const out: StreamProgress[] = this.spaces.map((s) => {
       const { done, total } = this.vectors.counts(s.name);
       return { stream: s.stream.name, done, total, complete: !busy && s.queue.length === 0 && done >= total };

@@ -9,7 +9,7 @@
 // `\r\n` files and stay correct (if differently numbered) for lone-`\r` files.
 //
 // No LSP imports: the engine layer speaks `TextChange` from engine/api.
-import { Edit, type Parser, type Tree, type Point, type Range as TsRange } from 'web-tree-sitter';
+import type { Parser, Tree, Point, Range as TsRange } from 'web-tree-sitter';
 import type { Position, TextChange } from '../api';
 
 /** A region of the new text touched by the edits of one `applyChanges` call (offsets, UTF-16). */
@@ -84,7 +84,9 @@ export class LiveDocument {
       const start = edit.startIndex;
       const end = edit.oldEndIndex;
       const inserted = change.text;
-      tree?.edit(new Edit(edit));
+      // Required here, not at the top: opening an engine that edits no buffer loads no tree-sitter.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      if (tree) tree.edit(new (require('web-tree-sitter') as typeof import('web-tree-sitter')).Edit(edit));
       text = text.slice(0, start) + inserted + text.slice(end);
       this.lineStartsCache = null;
       regions = shiftRegions(regions, start, end, inserted.length);

@@ -27,6 +27,12 @@ interface Loaded {
 export interface ParsersOptions {
   /** Cap of each instance's WASM heap in bytes, at least 32 MB (default: web-tree-sitter's 2 GB). */
   maxHeapBytes?: number;
+  /**
+   * `background`: `load` returns once the first instance is ready and the spare loads after it
+   * (half the start-up; an abort in that window fails parses with a clear error until the spare
+   * is ready, as after a second abort). Default `eager`: `load` waits for both.
+   */
+  spare?: 'eager' | 'background';
 }
 
 // The WebAssembly global, typed here (the project's lib settings do not declare it).
@@ -34,6 +40,9 @@ const wasm = (globalThis as unknown as { WebAssembly: { RuntimeError: new () => 
 
 /** The error a parse or an extraction throws when tree-sitter aborted on its input. */
 export class ParserAborted extends Error {}
+
+/** A parse asked of a Parsers whose `load` was never called (a lazy engine: load, then ask again). */
+export class GrammarsNotLoaded extends Error {}
 
 export class Parsers {
   private current: Instance | null = null;
@@ -50,11 +59,25 @@ export class Parsers {
   async load(langs: readonly LanguageSupport[]): Promise<void> {
     this.langs = [...new Set([...this.langs, ...langs])];
     this.current = await this.instance(this.current);
-    this.spare = await this.instance(null);
+    if (this.opts.spare !== 'background') {
+      this.spare = await this.instance(null);
+      return;
+    }
+    // After the spare being loaded, if any: the next one adds these languages to it.
+    this.restarting = this.restarting.then(() => this.instance(this.spare)).then(
+      (inst) => {
+        if (this.current) this.spare = inst;
+        else this.current = inst; // an abort came first: the spare is the instance now
+      },
+      () => {
+        /* no spare: an abort makes parses fail with a clear message, as after a second one */
+      },
+    );
   }
 
   get(lang: LanguageSupport): Loaded {
     const p = this.current?.loaded.get(lang.id);
+    if (!p && !this.langs.length) throw new GrammarsNotLoaded('the grammars are not loaded yet');
     if (!p) throw new Error(this.current ? `grammar for ${lang.id} is not loaded` : 'tree-sitter is restarting after an abort; try again');
     return p;
   }

@@ -8,6 +8,7 @@
 // OWNER_MARKER). Anything else, and every symlink on the way, is refused with a clear error.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { ErrorCodes } from '../../../../protocol';
@@ -37,7 +38,20 @@ type Found =
   | { state: 'readonly'; reason: string }
   | { state: 'foreign'; reason: string };
 
-export function openDatabase(dbPath: string, log: (m: string) => void): OpenResult {
+/** Written beside an index found damaged while in use: its next opening checks it, and rebuilds it. */
+const DAMAGED_SUFFIX = '-damaged';
+
+export interface OpenOptions {
+  /**
+   * `open` (default): SQLite's integrity check (quick_check) before the index is used — it reads
+   * the whole file (about 0.6 s of CPU for the stdlib's 170 MB). `later`: not now, unless the
+   * index was marked damaged; the caller runs `checkIntegrity` off its critical path, and a
+   * damaged page met meanwhile is SQLite's clear error (see `markDamaged`).
+   */
+  integrity?: 'open' | 'later';
+}
+
+export function openDatabase(dbPath: string, log: (m: string) => void, opts: OpenOptions = {}): OpenResult {
   if (dbPath === ':memory:') {
     const db = connect(dbPath);
     db.exec(DDL);
@@ -47,7 +61,8 @@ export function openDatabase(dbPath: string, log: (m: string) => void): OpenResu
   const dir = path.dirname(dbPath);
   ensureIndexDir(dir);
   refuseLinks(dbPath);
-  let found = inspect(dbPath);
+  const damaged = isMarkedDamaged(dbPath);
+  let found = inspect(dbPath, opts.integrity !== 'later' || damaged);
   let rebuiltBecause: string | null = null;
   if (found.state === 'readonly') return openReadOnly(dbPath, found.reason);
   // In a directory NSCCN made, whatever sits at the index path is a broken index of its own.
@@ -63,6 +78,8 @@ export function openDatabase(dbPath: string, log: (m: string) => void): OpenResu
     log(`nsccn: ${rebuiltBecause}; rebuilding ${dbPath}`);
     for (const s of SIDE_FILES) fs.rmSync(dbPath + s, { force: true });
   }
+  // Checked now (and rebuilt if it had to be): the mark has done its work.
+  if (damaged) fs.rmSync(dbPath + DAMAGED_SUFFIX, { force: true });
   let db: Db;
   try {
     db = connect(dbPath);
@@ -158,7 +175,7 @@ function writable(dir: string): boolean {
  * when a read-only connection cannot open it (a crashed writer's journal wants rolling back,
  * which every SQLite client does on open).
  */
-function inspect(dbPath: string): Found {
+function inspect(dbPath: string, check: boolean): Found {
   let size: number;
   try {
     size = fs.statSync(dbPath).size;
@@ -167,12 +184,12 @@ function inspect(dbPath: string): Found {
   }
   if (size === 0) return ownsDir(path.dirname(dbPath)) ? { state: 'absent' } : { state: 'foreign', reason: 'an empty file NSCCN did not create' };
   try {
-    return inspectWith(dbPath, true);
+    return inspectWith(dbPath, true, check);
   } catch (e) {
     if (!isReadOnly(e)) throw e;
     if (!writable(path.dirname(dbPath)) || !writable(dbPath)) return { state: 'readonly', reason: (e as { code?: string }).code ?? 'read-only' };
     try {
-      return inspectWith(dbPath, false);
+      return inspectWith(dbPath, false, check);
     } catch (again) {
       if (isReadOnly(again)) return { state: 'readonly', reason: (again as { code?: string }).code ?? 'read-only' };
       throw again;
@@ -181,7 +198,7 @@ function inspect(dbPath: string): Found {
 }
 
 /** Throws only errors of opening read-only (for `inspect` to retry); the rest are verdicts. */
-function inspectWith(dbPath: string, readonly: boolean): Found {
+function inspectWith(dbPath: string, readonly: boolean, check: boolean): Found {
   let db: Db | null = null;
   try {
     db = new Database(dbPath, { readonly, fileMustExist: true, timeout: 5000 });
@@ -193,8 +210,8 @@ function inspectWith(dbPath: string, readonly: boolean): Found {
     if (!Number.isInteger(version) || !names.has('files') || !names.has('entities')) return { state: 'foreign', reason: 'a database with a meta table that is not NSCCN’s' };
     if (version > SCHEMA_VERSION) return { state: 'ours', rebuild: `the index was written by a newer NSCCN (schema ${version}, this one reads ${SCHEMA_VERSION})` };
     if (version < SCHEMA_VERSION) return { state: 'ours', rebuild: `the index has an older schema (${version} → ${SCHEMA_VERSION})` };
-    const check = db.pragma('quick_check(1)', { simple: true });
-    if (check !== 'ok') return { state: 'ours', rebuild: `the index failed its integrity check (${String(check)})` };
+    const verdict = check ? db.pragma('quick_check(1)', { simple: true }) : 'ok';
+    if (verdict !== 'ok') return { state: 'ours', rebuild: `the index failed its integrity check (${String(verdict)})` };
     return { state: 'ours', rebuild: null };
   } catch (e) {
     if (isLocked(e)) throw locked(dbPath);
@@ -236,6 +253,64 @@ function connectReadOnly(dbPath: string): Db {
   return db;
 }
 
+function isMarkedDamaged(dbPath: string): boolean {
+  try {
+    return fs.lstatSync(dbPath + DAMAGED_SUFFIX).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Marks an index found damaged while in use, so that its next opening checks it (and rebuilds
+ * it): what `fromStoreError` promises the user. Never through a link; a failure is harmless.
+ */
+export function markDamaged(dbPath: string): void {
+  if (dbPath === ':memory:') return;
+  try {
+    fs.writeFileSync(dbPath + DAMAGED_SUFFIX, 'SQLite reported this index damaged; NSCCN checks and rebuilds it when it next opens it.\n', { flag: 'wx' });
+  } catch {
+    /* already marked, or the folder is read-only: the error itself was reported */
+  }
+}
+
+/**
+ * SQLite's integrity check of an index file, in a worker thread with its own read-only
+ * connection: the engine's thread keeps answering meanwhile. Resolves to null when the file is
+ * sound, else to why not; a check that cannot run resolves to null (it proves nothing either way).
+ */
+export function checkIntegrity(dbPath: string): Promise<string | null> {
+  if (dbPath === ':memory:') return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const code = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const Database = require(workerData.sqlite);
+      let verdict = null;
+      try {
+        const db = new Database(workerData.dbPath, { readonly: true, fileMustExist: true, timeout: 5000 });
+        try { verdict = String(db.pragma('quick_check(1)', { simple: true })); } finally { db.close(); }
+      } catch (e) {
+        const c = String((e && e.code) || '');
+        verdict = c.startsWith('SQLITE_CORRUPT') || c === 'SQLITE_NOTADB' ? String(e.message) : 'ok';
+      }
+      parentPort.postMessage(verdict);`;
+    let worker: Worker;
+    try {
+      worker = new Worker(code, { eval: true, workerData: { dbPath, sqlite: require.resolve('better-sqlite3') } });
+    } catch {
+      resolve(null);
+      return;
+    }
+    worker.unref(); // a process that is done does not wait for the check
+    worker.once('message', (verdict: string) => {
+      resolve(verdict === 'ok' ? null : verdict);
+      void worker.terminate();
+    });
+    worker.once('error', () => resolve(null));
+    worker.once('exit', () => resolve(null));
+  });
+}
+
 function locked(dbPath: string): EngineError {
   return new EngineError(ErrorCodes.IndexUnavailable, `the index ${dbPath} is locked by another process; try again when it is done`);
 }
@@ -255,6 +330,6 @@ function isReadOnly(e: unknown): boolean {
 }
 
 export function isCorruption(e: unknown): boolean {
-  const code = (e as { code?: string }).code ?? '';
+  const code = e instanceof Error ? String((e as { code?: unknown }).code ?? '') : ''; // an EngineError's code is a number
   return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
 }

@@ -33,6 +33,11 @@ export function activeRun(store: Store): RunRecord | null {
   return r && alive(r) ? r : null;
 }
 
+/** Any run record, live or left by a dead run (which wants its references resolved again). */
+export function runRecorded(store: Store): boolean {
+  return read(store) !== null;
+}
+
 /** Records this process's run, unless another live process holds one. */
 export function claimRun(store: Store): Claim {
   // Look first without the write lock: a live run holds it most of the time.

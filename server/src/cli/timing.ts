@@ -1,0 +1,43 @@
+// Where a command's time goes. With NSCCN_TIMING=1 the command prints one JSON line on stderr:
+// milliseconds from the process's start to our first line (`node`), loading our modules, and
+// each step after, plus the engine's own start-up steps. `npm run bench -- cli` reads it.
+// main.ts imports this module first, so that the clock below is read before the others load.
+
+/** Milliseconds from the process's start (performance's time origin) to this module's evaluation. */
+export const BOOTED_MS = performance.now();
+
+export const TIMING_ENV = 'NSCCN_TIMING';
+
+export interface TimingReport {
+  command: string;
+  /** Milliseconds per step, in order; `node` is the runtime's own start-up. */
+  steps: Record<string, number>;
+  /** The engine's start-up steps (database, engine, freshness, grammars), inside `open` and `fresh`. */
+  engine: Record<string, number>;
+  totalMs: number;
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+export class Timing {
+  private last = BOOTED_MS;
+  private readonly steps: Record<string, number> = { node: round(BOOTED_MS) };
+  engine: Record<string, number> = {};
+  command = '';
+
+  /** Ends a step: the time since the previous mark is added to `step`. */
+  mark(step: string): void {
+    const now = performance.now();
+    this.steps[step] = round((this.steps[step] ?? 0) + now - this.last);
+    this.last = now;
+  }
+
+  report(): TimingReport {
+    return { command: this.command, steps: { ...this.steps }, engine: { ...this.engine }, totalMs: round(performance.now()) };
+  }
+
+  /** Prints the report on stderr when NSCCN_TIMING asks for it. */
+  printIfAsked(env: NodeJS.ProcessEnv = process.env): void {
+    if (env[TIMING_ENV] && env[TIMING_ENV] !== '0') process.stderr.write(`nsccn-timing: ${JSON.stringify(this.report())}\n`);
+  }
+}

@@ -1,0 +1,93 @@
+// A CLI query opens only the index and checks it against the disk by stat: fast when nothing
+// changed, and never a stale answer when something did — a file changed, added or deleted since
+// the last index is re-indexed before the query answers. NSCCN_TIMING shows what was loaded.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { CLI, CLI_ENV, requireBuiltCli } from './helpers/cli';
+import { copyFixture } from './helpers/workspace';
+
+let root: string;
+
+interface Timed {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** The engine's start-up steps the command reported (`grammars` only when it parsed a file). */
+  engine: Record<string, number>;
+}
+
+function nsccn(...args: string[]): Timed {
+  const r = spawnSync(process.execPath, [CLI, ...args, '--root', root], { encoding: 'utf8', env: { ...CLI_ENV, NSCCN_TIMING: '1' }, timeout: 120_000 });
+  const line = r.stderr.split('\n').find((l) => l.startsWith('nsccn-timing: '));
+  const engine = line ? (JSON.parse(line.slice('nsccn-timing: '.length)) as { engine: Record<string, number> }).engine : {};
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, engine };
+}
+
+const write = (rel: string, text: string) => {
+  fs.writeFileSync(path.join(root, rel), text);
+  // A later mtime than the indexed one even on a coarse clock.
+  const t = new Date(Date.now() + 5000);
+  fs.utimesSync(path.join(root, rel), t, t);
+};
+
+beforeEach(() => {
+  requireBuiltCli();
+  root = copyFixture('causal');
+  expect(nsccn('index').code).toBe(0);
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('an up-to-date index', () => {
+  test('trace, window and (once cached) skeleton answer without loading a grammar', () => {
+    expect(nsccn('skeleton', 'service/core.py').engine).toHaveProperty('grammars'); // made once, then cached by content hash
+    for (const args of [['trace', 'method:service/core.py:Service.open'], ['window', 'method:service/core.py:Service.open'], ['skeleton', 'service/core.py']]) {
+      const r = nsccn(...args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.engine, args[0]).toHaveProperty('freshness');
+      expect(r.engine, args[0]).not.toHaveProperty('grammars');
+    }
+    expect(nsccn('trace', 'method:service/core.py:Service.open').stdout).toContain('→ CALLS to method:service/store.py:Store.put (line 27)');
+    expect(nsccn('skeleton', 'service/core.py').stdout).toContain('def open(self, email, premium=False)');
+  });
+});
+
+describe('a file changed on disk since the index', () => {
+  test('the next trace answers from the new text (the file is re-indexed first)', () => {
+    const core = path.join(root, 'service/core.py');
+    write('service/core.py', fs.readFileSync(core, 'utf8').replace('        self.store.put(key, account)\n', '        self.store.get(key)\n'));
+    const r = nsccn('trace', 'method:service/core.py:Service.open');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.engine).toHaveProperty('grammars');
+    expect(r.stdout).toContain('→ CALLS to method:service/store.py:Store.get (line 27)');
+    expect(r.stdout).not.toContain('Store.put');
+    // Indexed now: the query after it needs no grammar again.
+    expect(nsccn('trace', 'method:service/core.py:Service.open').engine).not.toHaveProperty('grammars');
+  });
+
+  test('the next skeleton shows a function added to the file', () => {
+    write('service/util_a.py', fs.readFileSync(path.join(root, 'service/util_a.py'), 'utf8') + '\n\ndef brand_new(x):\n    """Added after the index."""\n    return x\n');
+    const r = nsccn('skeleton', 'service/util_a.py');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('def brand_new(x)');
+  });
+
+  test('a file added is found, a file deleted is gone', () => {
+    write('service/extra.py', 'from .util_a import normalize\n\n\ndef extra(v):\n    return normalize(v)\n');
+    const added = nsccn('trace', 'func:service/extra.py:extra');
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain('→ CALLS to func:service/util_a.py:normalize');
+    fs.rmSync(path.join(root, 'service/extra.py'));
+    const gone = nsccn('window', 'func:service/extra.py:extra');
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/^nsccn: unknown entity func:service\/extra.py:extra/);
+  });
+
+  test('a file that a new .gitignore now skips leaves the answers', () => {
+    write('.gitignore', 'service/util_b.py\n');
+    const r = nsccn('trace', 'method:service/core.py:Service.open');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('util_b.py');
+  });
+});
