@@ -1,4 +1,4 @@
-// `npm run bench [-- index|skeleton|scale|lsp|mcp|kills|search ...]`: speed and memory on the machine's real code. Each
+// `npm run bench [-- index|skeleton|scale|lsp|mcp|kills|search|tinyfiles ...]`: speed and memory on the machine's real code. Each
 // bench prints a table and writes bench-results/<name>.json. Not part of `npm test`.
 import { writeResult } from './corpora';
 
@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   kills: async () => (require('./kills') as typeof import('./kills')).benchKills,
   sharing: async () => (require('./sharing') as typeof import('./sharing')).benchSharing,
   mcp: async () => (require('./mcp') as typeof import('./mcp')).benchMcp,
+  tinyfiles: async () => (require('./tinyfiles') as typeof import('./tinyfiles')).benchTinyFiles,
   search: async () => {
     const m = require('./search') as typeof import('./search');
     return async () => {

@@ -31,7 +31,12 @@ export class GitignoreFile {
   private readonly byBasename = new Map<string, Rule[]>();
   private readonly byPath = new Map<string, Rule[]>();
   private readonly bySuffix = new Map<string, Rule[]>();
-  private readonly globs: GlobRule[] = []; // ascending index
+  /** Anchored globs by their literal first segment (`out/x*.o` under `out`). */
+  private readonly globsByFirstSegment = new Map<string, GlobRule[]>();
+  /** Basename globs by the literal text they end with (`test_*.py` under `.py`), or else begin with. */
+  private readonly globsByTail = new Map<string, GlobRule[]>();
+  private readonly globsByHead = new Map<string, GlobRule[]>();
+  private readonly globs: GlobRule[] = []; // the rest, ascending index
   readonly size: number;
 
   constructor(lines: readonly string[]) {
@@ -55,28 +60,27 @@ export class GitignoreFile {
   verdict(rel: string, isDir: boolean): boolean | undefined {
     const base = rel.slice(rel.lastIndexOf('/') + 1);
     let best: Rule | undefined;
-    const consider = (rules: Rule[] | undefined): void => {
+    // Each list is in ascending rule order: scan from its end, stop below the best so far.
+    const consider = <R extends Rule>(rules: R[] | undefined, matches?: (r: R) => boolean): void => {
       if (!rules) return;
       for (let i = rules.length - 1; i >= 0; i--) {
         const r = rules[i];
         if (best && r.index < best.index) return;
         if (r.dirOnly && !isDir) continue;
+        if (matches && !matches(r)) continue;
         best = r;
         return;
       }
     };
+    const globMatches = (g: GlobRule): boolean => g.regex.test(g.onBasename ? base : rel);
     consider(this.byBasename.get(base));
     consider(this.byPath.get(rel));
     for (let dot = base.indexOf('.'); dot >= 0; dot = base.indexOf('.', dot + 1)) consider(this.bySuffix.get(base.slice(dot)));
-    for (let i = this.globs.length - 1; i >= 0; i--) {
-      const g = this.globs[i];
-      if (best && g.index < best.index) break;
-      if (g.dirOnly && !isDir) continue;
-      if (g.regex.test(g.onBasename ? base : rel)) {
-        best = g;
-        break;
-      }
-    }
+    const slash = rel.indexOf('/');
+    if (slash > 0) consider(this.globsByFirstSegment.get(rel.slice(0, slash)), globMatches);
+    if (this.globsByTail.size) for (let i = 0; i < base.length; i++) consider(this.globsByTail.get(base.slice(i)), globMatches);
+    if (this.globsByHead.size) for (let i = 1; i <= base.length; i++) consider(this.globsByHead.get(base.slice(0, i)), globMatches);
+    consider(this.globs, globMatches);
     return best ? !best.negate : undefined;
   }
 
@@ -95,7 +99,20 @@ export class GitignoreFile {
       return push(this.bySuffix, unescape(rest), rule);
     }
     const regex = compileGlob(body);
-    if (regex) this.globs.push({ ...rule, regex, onBasename: !anchored });
+    if (!regex) return;
+    const glob: GlobRule = { ...rule, regex, onBasename: !anchored };
+    const slash = body.indexOf('/');
+    const tail = body.slice(Math.max(body.lastIndexOf('*'), body.lastIndexOf('?'), body.lastIndexOf(']')) + 1);
+    const head = body.slice(0, body.search(/[*?[\\]/));
+    if (anchored && slash > 0 && !hasGlob(body.slice(0, slash)) && !body.slice(0, slash).includes('\\')) {
+      push(this.globsByFirstSegment, body.slice(0, slash), glob);
+    } else if (!anchored && tail !== '' && !tail.includes('\\')) {
+      push(this.globsByTail, tail, glob);
+    } else if (!anchored && head !== '') {
+      push(this.globsByHead, head, glob);
+    } else {
+      this.globs.push(glob);
+    }
   }
 }
 
