@@ -114,6 +114,8 @@ export const ErrorCodes = {
   BadPosition: 1003,
   NotIndexed: 1004,
   IndexUnavailable: 1005,
+  /** LSP's RequestCancelled: a `$/cancelRequest` stopped the request (queued or running). */
+  RequestCancelled: -32800,
 } as const;
 
 export interface ErrorData {

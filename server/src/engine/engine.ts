@@ -32,8 +32,9 @@ import { EmbeddingService } from './embed/service';
 import { EngineError, fromStoreError } from './errors';
 import { Graph } from './graph/graph';
 import { implementations, subtypes, supertypes } from './graph/hierarchy';
-import { pathTrace } from './graph/paths';
-import { trace, type TraceRequest } from './graph/trace';
+import { pathTraversal } from './graph/paths';
+import { runCooperatively, runNow, type Cancellation, type Traversal } from './graph/cooperative';
+import { traceTraversal, type TraceRequest } from './graph/trace';
 import { EXTENSIONS, LANGUAGES, languageForPath } from './languages/registry';
 import { Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
@@ -391,6 +392,18 @@ export class Engine {
   }
 
   trace(req: TraceRequest): TraceResult {
+    return runNow(this.traceTraversal(req));
+  }
+
+  /**
+   * The same trace, giving the event loop a turn every few milliseconds: a `cancel` set meanwhile
+   * (a client's `$/cancelRequest`) stops it with RequestCancelled. The language server uses this.
+   */
+  traceCooperatively(req: TraceRequest, cancel?: Cancellation): Promise<TraceResult> {
+    return runCooperatively(this.traceTraversal(req), cancel, 'trace');
+  }
+
+  private *traceTraversal(req: TraceRequest): Traversal<TraceResult> {
     this.assertOpen();
     const root = this.entity(req.id);
     if (req.relations) {
@@ -398,7 +411,10 @@ export class Engine {
       if (bad.length) throw new EngineError(ErrorCodes.InvalidParams, `unknown relation ${bad.join(', ')}; known: ${RELATIONS.join(', ')}`);
     }
     const maxTokens = checkMaxTokens(req.maxTokens);
-    const t = req.to !== undefined ? pathTrace(this.store, { ...req, to: this.entity(req.to).id }, (f) => this.textOrNull(f)) : trace(this.store, this.graph, req, root.kind);
+    const t =
+      req.to !== undefined
+        ? yield* pathTraversal(this.store, { ...req, to: this.entity(req.to).id }, (f) => this.textOrNull(f))
+        : yield* traceTraversal(this.store, this.graph, req, root.kind);
     return maxTokens === undefined ? t : fitTrace(t, maxTokens);
   }
 
