@@ -36,6 +36,7 @@ import { pathTraversal } from './graph/paths';
 import { runCooperatively, runNow, type Cancellation, type Traversal } from './graph/cooperative';
 import { traceTraversal, type TraceRequest } from './graph/trace';
 import { EXTENSIONS, LANGUAGES, languageForPath } from './languages/registry';
+import type { LanguageSupport } from './languages/types';
 import { Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
@@ -59,6 +60,9 @@ import { readSource } from './workspace/read';
 import { projectFiles } from './workspace/project';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+
+/** Files of a sync (watched-file events) parsed and written together. */
+const SYNC_BATCH = 32;
 /** Files larger than this are not read to answer a request (they are not indexed either). */
 const MAX_SHOWN_BYTES = 256 * 1024 * 1024;
 
@@ -199,7 +203,7 @@ export class Engine {
     this.assertOpen();
     const max = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const open = this.docs.paths();
-    const writes: FileWrite[] = [];
+    const todo: Array<{ rel: string; lang: LanguageSupport; deleted: boolean }> = [];
     let rulesChanged = false;
     for (const c of changes) {
       let rel: string;
@@ -215,21 +219,33 @@ export class Engine {
       }
       const lang = languageForPath(rel);
       if (open.has(rel) || !lang) continue;
-      if (c.type === 'deleted' || this.rules.ignored(rel, false)) {
-        writes.push({ kind: 'deleted', path: rel });
-        continue;
-      }
-      // Parsed before the transaction: it holds the write lock only for the writes.
-      const known = this.store.file(rel);
-      const o = processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
-      if (o.kind === 'parsed') writes.push({ kind: 'extracted', lang, meta: { path: rel, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, extraction: o.extraction });
-      else if (o.kind === 'unchanged' && known) writes.push({ kind: 'touched', fid: known.fid, mtimeMs: o.mtimeMs, size: o.size });
-      else if (o.kind === 'skipped') {
-        if (!o.gone) this.log(`skipped ${rel}: ${o.reason}`);
-        writes.push({ kind: 'deleted', path: rel });
-      }
+      todo.push({ rel, lang, deleted: c.type === 'deleted' || this.rules.ignored(rel, false) });
     }
-    this.host.apply({ writes });
+    // In batches, each its own change: a branch switch of hundreds of files holds a batch's
+    // extractions at a time, not all of them, and requests are answered between batches.
+    for (let at = 0; at < todo.length; at += SYNC_BATCH) {
+      if (at > 0) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.closed) return;
+      }
+      const writes: FileWrite[] = [];
+      for (const { rel, lang, deleted } of todo.slice(at, at + SYNC_BATCH)) {
+        if (deleted) {
+          writes.push({ kind: 'deleted', path: rel });
+          continue;
+        }
+        // Parsed before the transaction: it holds the write lock only for the writes.
+        const known = this.store.file(rel);
+        const o = processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
+        if (o.kind === 'parsed') writes.push({ kind: 'extracted', lang, meta: { path: rel, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, extraction: o.extraction });
+        else if (o.kind === 'unchanged' && known) writes.push({ kind: 'touched', fid: known.fid, mtimeMs: o.mtimeMs, size: o.size });
+        else if (o.kind === 'skipped') {
+          if (!o.gone) this.log(`skipped ${rel}: ${o.reason}`);
+          writes.push({ kind: 'deleted', path: rel });
+        }
+      }
+      this.host.apply({ writes });
+    }
     // A .gitignore changed: files it now skips leave the index, files it lets in come in.
     if (rulesChanged) {
       this.rules.reset();
