@@ -43,13 +43,15 @@ export function stdioTransport(input: Readable, output: Writable, onFatal: (why:
     pending++;
     if (pending > PENDING_HIGH_WATER && !paused) {
       paused = true;
-      framed.pause(); // its buffer fills, and the pipe stops reading the input
+      input.pause(); // nothing more is read from the client now
+      framed.pause(); // and what the guard holds is not handed on
     }
     return write(msg).finally(() => {
       pending--;
       if (paused && pending <= PENDING_HIGH_WATER / 2) {
         paused = false;
         framed.resume();
+        input.resume();
       }
     });
   };
