@@ -114,6 +114,8 @@ export const ErrorCodes = {
   BadPosition: 1003,
   NotIndexed: 1004,
   IndexUnavailable: 1005,
+  /** LSP's RequestCancelled: a `$/cancelRequest` stopped the request (queued or running). */
+  RequestCancelled: -32800,
 } as const;
 
 export interface ErrorData {
@@ -130,6 +132,14 @@ export interface ErrorData {
 export const SEARCH_MAX_LIMIT = 500;
 /** Most lines of context a source window shows around its entity. */
 export const WINDOW_MAX_CONTEXT = 200;
+
+/**
+ * Largest JSON-RPC message (its Content-Length) the language server reads: a larger one is a
+ * broken or hostile client; the server says so on stderr and exits with an error, without
+ * waiting for or buffering the announced bytes. Headers are limited to MAX_HEADER_BYTES.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+export const MAX_HEADER_BYTES = 16 * 1024;
 
 export const MAX_TOKENS_MIN = 20;
 export const MAX_TOKENS_MAX = 1_000_000;

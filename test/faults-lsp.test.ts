@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
-import { Methods, type WindowResponse } from '../protocol';
+import { MAX_HEADER_BYTES, MAX_MESSAGE_BYTES, Methods, type WindowResponse } from '../protocol';
 import { LspClient, REPO, copyShop, fileUri, serverCommand, sleep, tempDir } from './helpers/lsp-client';
 
 const CLI = path.join(REPO, 'dist', 'server', 'src', 'cli', 'main.js');
@@ -81,6 +81,49 @@ describe('the lifecycle', () => {
     expect(await within(exited, 10_000, 'exit after a bad header')).toBe(1);
     expect(stderr()).toMatch(/unreadable message stream: Content-Length value must be a number/);
   });
+
+  test('a huge Content-Length (10^12) is refused at once: no waiting for the bytes, exit with an error', async () => {
+    const { proc, exited, stderr } = rawServer();
+    const t0 = performance.now();
+    proc.stdin!.write('Content-Length: 1000000000000\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}');
+    expect(await within(exited, 5_000, 'exit after a huge Content-Length')).toBe(1);
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    expect(stderr()).toMatch(new RegExp(`Content-Length 1000000000000 is above the limit of ${MAX_MESSAGE_BYTES} bytes`));
+  });
+
+  test('a header that never ends is refused once it passes MAX_HEADER_BYTES', async () => {
+    const { proc, exited, stderr } = rawServer();
+    proc.stdin!.write('X-Padding: ' + 'a'.repeat(MAX_HEADER_BYTES + 10));
+    expect(await within(exited, 5_000, 'exit after an endless header')).toBe(1);
+    expect(stderr()).toMatch(/a message header longer than/);
+  });
+
+  test('messages split at every byte boundary, and a 3 MB body, still frame correctly', async () => {
+    const root = workspace();
+    const { proc, exited } = rawServer();
+    const answers: unknown[] = [];
+    const reader = new StreamMessageReader(proc.stdout!);
+    reader.listen((m) => answers.push(m));
+    const frame = (o: unknown) => {
+      const body = Buffer.from(JSON.stringify(o));
+      return Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n`), body]);
+    };
+    const stream = Buffer.concat([
+      frame({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { processId: process.pid, rootUri: fileUri(root), capabilities: {} } }),
+      frame({ jsonrpc: '2.0', method: 'initialized', params: {} }),
+      // A 3 MB didOpen (multi-byte text) in one message.
+      frame({ jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri: fileUri(path.join(root, 'big.py')), languageId: 'python', version: 1, text: '# é€😀\n'.repeat(200_000) } } }),
+      frame({ jsonrpc: '2.0', id: 2, method: Methods.status, params: {} }),
+    ]);
+    // The first 2 KB byte by byte (headers split anywhere), the rest in large pieces.
+    for (let i = 0; i < 2048; i++) proc.stdin!.write(stream.subarray(i, i + 1));
+    for (let i = 2048; i < stream.length; i += 65_536) proc.stdin!.write(stream.subarray(i, i + 65_536));
+    const deadline = Date.now() + 20_000;
+    while (!answers.some((a) => (a as { id?: number }).id === 2) && Date.now() < deadline) await sleep(50);
+    expect(answers.find((a) => (a as { id?: number }).id === 2)).toMatchObject({ result: { state: expect.any(String) } });
+    proc.kill('SIGTERM');
+    await within(exited, 10_000, 'exit');
+  }, 30_000);
 
   test('SIGTERM closes the index cleanly (no WAL left) and exits', async () => {
     const root = workspace();

@@ -1,4 +1,4 @@
-// `npm run bench [-- index|skeleton|scale|lsp|mcp|kills|search|cli ...]`: speed and memory on the machine's real code. Each
+// `npm run bench [-- index|skeleton|scale|lsp|mcp|kills|search|cli|tinyfiles ...]`: speed and memory on the machine's real code. Each
 // bench prints a table and writes bench-results/<name>.json. Not part of `npm test`.
 import { writeResult } from './corpora';
 
@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
       return r;
     };
   },
+  tinyfiles: async () => (require('./tinyfiles') as typeof import('./tinyfiles')).benchTinyFiles,
   search: async () => {
     const m = require('./search') as typeof import('./search');
     return async () => {

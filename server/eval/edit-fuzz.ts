@@ -32,6 +32,8 @@ export interface FuzzOptions {
   onMismatch?: (mismatch: string, steps: number) => void;
   /** Time the shrinking may take (default 60 s). */
   shrinkMs?: number;
+  /** Fragments the edits insert (default PYTHON_SNIPPETS; TS_SNIPPETS for .ts/.tsx/.js files). */
+  snippets?: readonly string[];
 }
 
 export interface FuzzReport {
@@ -60,7 +62,7 @@ export class FuzzMismatch extends Error {
 }
 
 // Fragments the edits insert: code, broken syntax, line breaks of every kind, non-ASCII text.
-const SNIPPETS = [
+export const PYTHON_SNIPPETS: readonly string[] = [
   'def f(x):\n    return g(x)\n',
   'class A(B):\n    def m(self):\n        self.x = helper(1)\n',
   'import os\n',
@@ -90,6 +92,49 @@ const SNIPPETS = [
   '',
 ];
 
+/** The same kinds of fragments in TypeScript / JavaScript (the JS ones are valid in both). */
+export const TS_SNIPPETS: readonly string[] = [
+  'function f(x: number): number {\n  return g(x);\n}\n',
+  'export function h(a) {\n  return a.charge(1);\n}\n',
+  'class A extends B {\n  m(): void {\n    this.x = helper(1);\n  }\n}\n',
+  'export class C implements I {\n  constructor(private readonly p: P) {\n    super();\n  }\n}\n',
+  "import { Order } from '../models';\n",
+  "import * as os from 'os';\n",
+  "const fs = require('fs');\n",
+  'export default function () {}\n',
+  'interface I {\n  m(x: string): void;\n}\n',
+  'type T<K> = { [k in K]: T<K> };\n',
+  'enum E { A = 1, B }\n',
+  "throw new Error('bad');\n",
+  'process.env.DB_URL',
+  'try {\n  charge(u);\n} catch (e) {\n  log(e);\n}\n',
+  'const arrow = async (x) => await x.pay();\n',
+  'obj.method?.(1)!',
+  '<Cart items={items} onPay={() => pay(1)} />',
+  '`tpl ${x} ${`nested ${y}`}`',
+  '/* ',
+  ' */',
+  '// 日本語のコメント\n',
+  "const s = '😀🎉';\n",
+  'let 𝒳 = "𝔘𝔫𝔦";\n',
+  'const naïve_名前 = 1;\n',
+  '\r\n',
+  '\n',
+  '  ',
+  '\t',
+  '{',
+  '}',
+  '(',
+  ')',
+  ';',
+  '=>',
+  '@decorator()\n',
+  'return pay.charge(user, order.total());\n',
+  'new O(user)',
+  'x',
+  '',
+];
+
 const MAX_CHARS = 20_000;
 
 /** Runs the fuzz; throws FuzzMismatch (already shrunk) on the first difference. */
@@ -102,7 +147,7 @@ export async function runEditFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const report: FuzzReport = { seed: opts.seed, edits: 0, batches: 0, staleRefused: 0, coldChecks: 0, wholeReplacements: 0, seconds: 0 };
   try {
     while (report.edits < opts.edits) {
-      const step = randomStep(r, pair.ref, Math.min(8, opts.edits - report.edits));
+      const step = randomStep(r, pair.ref, Math.min(8, opts.edits - report.edits), true, opts.snippets);
       steps.push(step);
       let mismatch = await pair.apply(step);
       if ('changes' in step) {
@@ -173,22 +218,22 @@ async function shrink(opts: FuzzOptions, base: string, steps: Step[], mismatch: 
 }
 
 /** One random didChange of `ref` with at most `max` changes (or, rarely, a stale version). */
-export function randomStep(r: () => number, ref: TextDocument, max: number, stale = true): Step {
+export function randomStep(r: () => number, ref: TextDocument, max: number, stale = true, snippets: readonly string[] = PYTHON_SNIPPETS): Step {
   if (stale && r() < 0.04) return { stale: true };
   const n = 1 + Math.floor(r() * max);
   const changes: TextChange[] = [];
   let doc = ref;
   for (let i = 0; i < n; i++) {
-    const c = randomChange(r, doc);
+    const c = randomChange(r, doc, snippets);
     changes.push(c);
     doc = TextDocument.update(TextDocument.create(doc.uri, 'python', 0, doc.getText()), [c], 1);
   }
   return { changes };
 }
 
-function randomChange(r: () => number, doc: TextDocument): TextChange {
+function randomChange(r: () => number, doc: TextDocument, snippets: readonly string[]): TextChange {
   const text = doc.getText();
-  const pick = () => SNIPPETS[Math.floor(r() * SNIPPETS.length)];
+  const pick = () => snippets[Math.floor(r() * snippets.length)];
   if (text.length > MAX_CHARS || r() < 0.02) {
     // Whole-buffer replacement: a few snippets, sometimes with CRLF line breaks throughout.
     let t = Array.from({ length: 1 + Math.floor(r() * 6) }, pick).join('');

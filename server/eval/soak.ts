@@ -1,11 +1,26 @@
-// `npm run soak [-- --edits 10000 --seeds 1,2]`: the differential edit fuzz at soak size
-// (edit-fuzz.ts). Prints each seed's counts, time and the process's peak RSS, writes
-// bench-results/soak.json, and exits 1 with the shrunk reproduction on the first mismatch.
+// `npm run soak [-- --edits 10000 --seeds 1,2 --langs python,typescript]`: the differential edit
+// fuzz at soak size (edit-fuzz.ts), `--edits` per language and seed; a language with several
+// files (TypeScript: .ts, .tsx and .js) shares its edits between them. Prints each run's counts,
+// time and the process's peak RSS, writes bench-results/soak.json, and exits 1 with the shrunk
+// reproduction on the first mismatch.
 import * as path from 'node:path';
 import { writeResult } from '../bench/corpora';
-import { FuzzMismatch, runEditFuzz, type FuzzReport } from './edit-fuzz';
+import { FuzzMismatch, PYTHON_SNIPPETS, TS_SNIPPETS, runEditFuzz, type FuzzReport } from './edit-fuzz';
 
 const REPO = path.resolve(__dirname, __dirname.split(path.sep).includes('dist') ? '../../..' : '../..');
+
+/** The files each language's edits go to (fixture folder, edited file) and what they insert. */
+const TARGETS: Record<string, { snippets: readonly string[]; files: Array<{ fixture: string; file: string }> }> = {
+  python: { snippets: PYTHON_SNIPPETS, files: [{ fixture: 'python', file: 'shop/services/checkout.py' }] },
+  typescript: {
+    snippets: TS_SNIPPETS,
+    files: [
+      { fixture: 'typescript', file: 'src/services/checkout.ts' },
+      { fixture: 'typescript', file: 'src/ui/CartView.tsx' },
+      { fixture: 'javascript', file: 'esm/src/main.js' },
+    ],
+  },
+};
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -15,29 +30,39 @@ function arg(name: string, fallback: string): string {
 async function main(): Promise<void> {
   const edits = Number(arg('edits', '10000'));
   const seeds = arg('seeds', '1').split(',').map(Number);
-  const fixture = path.join(REPO, 'fixtures', 'python');
-  const reports: FuzzReport[] = [];
+  const langs = arg('langs', Object.keys(TARGETS).join(',')).split(',');
+  const unknown = langs.filter((l) => !TARGETS[l]);
+  if (unknown.length) throw new Error(`unknown --langs ${unknown.join(', ')}; known: ${Object.keys(TARGETS).join(', ')}`);
+  const reports: Array<FuzzReport & { file: string }> = [];
   let peakRss = 0;
   const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
   try {
-    for (const seed of seeds) {
-      let last = 0;
-      const r = await runEditFuzz({
-        seed,
-        edits,
-        fixture,
-        file: 'shop/services/checkout.py',
-        coldEvery: 25,
-        onMismatch: (m, steps) => process.stderr.write(`seed ${seed}: mismatch after ${steps} steps, shrinking: ${m}\n`),
-        onBatch: (done) => {
-          if (done - last >= 1000) {
-            last = done;
-            process.stderr.write(`seed ${seed}: ${done}/${edits} edits, rss ${Math.round(process.memoryUsage().rss / 1e6)} MB\n`);
-          }
-        },
-      });
-      reports.push(r);
-      console.log(`seed ${r.seed}: ${r.edits} edits in ${r.batches} batches (${r.wholeReplacements} whole-buffer, ${r.staleRefused} stale versions refused, ${r.coldChecks} cold checks): equal, ${r.seconds} s`);
+    for (const lang of langs) {
+      const { snippets, files } = TARGETS[lang];
+      for (const seed of seeds) {
+        for (const [i, { fixture, file }] of files.entries()) {
+          // Shares `edits` between the files, the remainder to the first.
+          const share = Math.floor(edits / files.length) + (i === 0 ? edits % files.length : 0);
+          let last = 0;
+          const r = await runEditFuzz({
+            seed,
+            edits: share,
+            fixture: path.join(REPO, 'fixtures', fixture),
+            file,
+            snippets,
+            coldEvery: 25,
+            onMismatch: (m, steps) => process.stderr.write(`${file} seed ${seed}: mismatch after ${steps} steps, shrinking: ${m}\n`),
+            onBatch: (done) => {
+              if (done - last >= 1000) {
+                last = done;
+                process.stderr.write(`${file} seed ${seed}: ${done}/${share} edits, rss ${Math.round(process.memoryUsage().rss / 1e6)} MB\n`);
+              }
+            },
+          });
+          reports.push({ ...r, file });
+          console.log(`${file} seed ${r.seed}: ${r.edits} edits in ${r.batches} batches (${r.wholeReplacements} whole-buffer, ${r.staleRefused} stale versions refused, ${r.coldChecks} cold checks): equal, ${r.seconds} s`);
+        }
+      }
     }
   } catch (e) {
     if (e instanceof FuzzMismatch) {

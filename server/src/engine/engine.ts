@@ -31,8 +31,9 @@ import { EmbeddingService } from './embed/service';
 import { EngineError, fromStoreError } from './errors';
 import { Graph } from './graph/graph';
 import { implementations, subtypes, supertypes } from './graph/hierarchy';
-import { pathTrace } from './graph/paths';
-import { trace, type TraceRequest } from './graph/trace';
+import { pathTraversal } from './graph/paths';
+import { runCooperatively, runNow, type Cancellation, type Traversal } from './graph/cooperative';
+import { traceTraversal, type TraceRequest } from './graph/trace';
 import { EXTENSIONS, LANGUAGES, languageForPath } from './languages/registry';
 import type { LanguageSupport } from './languages/types';
 import { GrammarsNotLoaded, Parsers } from './parse/parsers';
@@ -66,6 +67,9 @@ const onDemand = {
 };
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+
+/** Files of a sync (watched-file events) parsed and written together. */
+const SYNC_BATCH = 32;
 /** Files larger than this are not read to answer a request (they are not indexed either). */
 const MAX_SHOWN_BYTES = 256 * 1024 * 1024;
 
@@ -315,7 +319,7 @@ export class Engine {
     const { processFile } = await onDemand.process();
     const max = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const open = this.docs.paths();
-    const writes: FileWrite[] = [];
+    const todo: Array<{ rel: string; lang: LanguageSupport; deleted: boolean }> = [];
     let rulesChanged = false;
     for (const c of changes) {
       let rel: string;
@@ -331,21 +335,33 @@ export class Engine {
       }
       const lang = languageForPath(rel);
       if (open.has(rel) || !lang) continue;
-      if (c.type === 'deleted' || this.rules.ignored(rel, false)) {
-        writes.push({ kind: 'deleted', path: rel });
-        continue;
-      }
-      // Parsed before the transaction: it holds the write lock only for the writes.
-      const known = this.store.file(rel);
-      const o = processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
-      if (o.kind === 'parsed') writes.push({ kind: 'extracted', lang, meta: { path: rel, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, extraction: o.extraction });
-      else if (o.kind === 'unchanged' && known) writes.push({ kind: 'touched', fid: known.fid, mtimeMs: o.mtimeMs, size: o.size });
-      else if (o.kind === 'skipped') {
-        if (!o.gone) this.log(`skipped ${rel}: ${o.reason}`);
-        writes.push({ kind: 'deleted', path: rel });
-      }
+      todo.push({ rel, lang, deleted: c.type === 'deleted' || this.rules.ignored(rel, false) });
     }
-    this.host.apply({ writes });
+    // In batches, each its own change: a branch switch of hundreds of files holds a batch's
+    // extractions at a time, not all of them, and requests are answered between batches.
+    for (let at = 0; at < todo.length; at += SYNC_BATCH) {
+      if (at > 0) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.closed) return;
+      }
+      const writes: FileWrite[] = [];
+      for (const { rel, lang, deleted } of todo.slice(at, at + SYNC_BATCH)) {
+        if (deleted) {
+          writes.push({ kind: 'deleted', path: rel });
+          continue;
+        }
+        // Parsed before the transaction: it holds the write lock only for the writes.
+        const known = this.store.file(rel);
+        const o = processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
+        if (o.kind === 'parsed') writes.push({ kind: 'extracted', lang, meta: { path: rel, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, extraction: o.extraction });
+        else if (o.kind === 'unchanged' && known) writes.push({ kind: 'touched', fid: known.fid, mtimeMs: o.mtimeMs, size: o.size });
+        else if (o.kind === 'skipped') {
+          if (!o.gone) this.log(`skipped ${rel}: ${o.reason}`);
+          writes.push({ kind: 'deleted', path: rel });
+        }
+      }
+      this.host.apply({ writes });
+    }
     // A .gitignore changed: files it now skips leave the index, files it lets in come in.
     if (rulesChanged) {
       this.rules.reset();
@@ -525,6 +541,18 @@ export class Engine {
   }
 
   trace(req: TraceRequest): TraceResult {
+    return runNow(this.traceTraversal(req));
+  }
+
+  /**
+   * The same trace, giving the event loop a turn every few milliseconds: a `cancel` set meanwhile
+   * (a client's `$/cancelRequest`) stops it with RequestCancelled. The language server uses this.
+   */
+  traceCooperatively(req: TraceRequest, cancel?: Cancellation): Promise<TraceResult> {
+    return runCooperatively(this.traceTraversal(req), cancel, 'trace');
+  }
+
+  private *traceTraversal(req: TraceRequest): Traversal<TraceResult> {
     this.assertOpen();
     const root = this.entity(req.id);
     if (req.relations) {
@@ -532,7 +560,10 @@ export class Engine {
       if (bad.length) throw new EngineError(ErrorCodes.InvalidParams, `unknown relation ${bad.join(', ')}; known: ${RELATIONS.join(', ')}`);
     }
     const maxTokens = checkMaxTokens(req.maxTokens);
-    const t = req.to !== undefined ? pathTrace(this.store, { ...req, to: this.entity(req.to).id }, (f) => this.textOrNull(f)) : trace(this.store, this.graph, req, root.kind);
+    const t =
+      req.to !== undefined
+        ? yield* pathTraversal(this.store, { ...req, to: this.entity(req.to).id }, (f) => this.textOrNull(f))
+        : yield* traceTraversal(this.store, this.graph, req, root.kind);
     return maxTokens === undefined ? t : fitTrace(t, maxTokens);
   }
 

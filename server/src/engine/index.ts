@@ -9,3 +9,4 @@ export { findWorkspaceRoot } from './config/root';
 export { fitSearch } from './budget/lists';
 export { WorkspaceWatcher } from './workspace/watch';
 export { countTokens } from './skeleton/tokens';
+export type { Cancellation } from './graph/cooperative';

@@ -23,7 +23,7 @@ import {
 } from '../../../protocol';
 import { ENTITY_KINDS, ErrorCodes, SEARCH_MAX_LIMIT, WINDOW_MAX_CONTEXT } from '../../../protocol';
 import { fitSearch } from '../engine';
-import { EngineError } from '../engine';
+import { EngineError, type Cancellation } from '../engine';
 import { pathToUri } from './convert';
 import { entityAtCursor } from './cursor';
 import { invalidParams } from './errors';
@@ -83,7 +83,7 @@ export function skeleton(workspaces: Workspaces, method: string, raw: unknown): 
   return { ...ws.engine.skeleton(path, { docs, maxTokens }), uri };
 }
 
-export function trace(workspaces: Workspaces, method: string, raw: unknown): TraceResult {
+export function trace(workspaces: Workspaces, method: string, raw: unknown, cancel?: Cancellation): Promise<TraceResult> {
   const o = P.object(method, raw);
   // Paths (`to`) follow edges forward whatever the direction, so it may be left out there.
   const to = P.optionalString(method, o, 'to');
@@ -94,7 +94,7 @@ export function trace(workspaces: Workspaces, method: string, raw: unknown): Tra
   const k = P.optionalInt(method, o, 'k', 1, TRACE_MAX_PATHS);
   const dispatch = P.optionalBool(method, o, 'dispatch');
   const { ws, id } = target(workspaces, method, o);
-  return ws.engine.trace({ id, direction, depth, relations, maxTokens, to, k, dispatch });
+  return ws.engine.traceCooperatively({ id, direction, depth, relations, maxTokens, to, k, dispatch }, cancel);
 }
 
 export function window(workspaces: Workspaces, method: string, raw: unknown): WindowResponse {

@@ -24,16 +24,17 @@ export function toResponseError(method: string, raw: unknown): ResponseError<Err
 /**
  * Wraps a request handler: engine errors keep their code and message; anything unexpected is
  * logged with its stack (it is a bug, not bad input) and answered as an internal error. A
- * request cancelled while it ran (one that awaited) is answered RequestCancelled.
+ * request cancelled while it ran (one that awaited) is answered RequestCancelled; handlers that
+ * run long (traces) get the token to stop early.
  */
 export function guardRequest<P, R>(
   method: string,
   log: Logger,
-  handler: (params: P) => R | Promise<R>,
+  handler: (params: P, token?: CancellationToken) => R | Promise<R>,
 ): (params: P, token?: CancellationToken) => Promise<R> {
   return async (params: P, token?: CancellationToken) => {
     try {
-      const result = await handler(params);
+      const result = await handler(params, token);
       if (token?.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, `${method} cancelled`);
       return result;
     } catch (e) {

@@ -5,6 +5,7 @@ import { inspect } from 'node:util';
 import {
   createConnection,
   ProposedFeatures,
+  type CancellationToken,
   type Connection,
 } from 'vscode-languageserver/node';
 import { cancelQueued, stdioTransport } from './transport';
@@ -65,11 +66,11 @@ export function startServer(connection: Connection): Session {
   // Every request first applies the edits still batched, so answers reflect every keystroke.
   // The lifecycle is the spec's: before initialize, ServerNotInitialized; after shutdown,
   // InvalidRequest (notifications then are dropped, except exit).
-  const request = <P, R>(method: string, fn: (params: P) => R | Promise<R>) =>
-    guardRequest(method, log, (params: P) => {
+  const request = <P, R>(method: string, fn: (params: P, token?: CancellationToken) => R | Promise<R>) =>
+    guardRequest(method, log, (params: P, token?: CancellationToken) => {
       session.checkRequest(method);
       documents.flush();
-      return fn(params);
+      return fn(params, token);
     });
   const notification = <P>(method: string, fn: (params: P) => void | Promise<void>) =>
     guardNotification(method, log, (params: P) => (session.acceptsNotifications ? fn(params) : undefined));
@@ -154,7 +155,7 @@ export function startServer(connection: Connection): Session {
 
   connection.onRequest(Methods.search, request(Methods.search, (p: unknown) => custom.search(workspaces, Methods.search, p)));
   connection.onRequest(Methods.skeleton, request(Methods.skeleton, (p: unknown) => custom.skeleton(workspaces, Methods.skeleton, p)));
-  connection.onRequest(Methods.trace, request(Methods.trace, (p: unknown) => custom.trace(workspaces, Methods.trace, p)));
+  connection.onRequest(Methods.trace, request(Methods.trace, (p: unknown, token) => custom.trace(workspaces, Methods.trace, p, token)));
   connection.onRequest(Methods.window, request(Methods.window, (p: unknown) => custom.window(workspaces, Methods.window, p)));
   connection.onRequest(Methods.changes, request(Methods.changes, (p: unknown) => custom.changes(workspaces, Methods.changes, p)));
   connection.onRequest(Methods.status, request(Methods.status, () => custom.status(workspaces, session.indexing())));

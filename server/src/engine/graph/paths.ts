@@ -8,6 +8,7 @@ import { ErrorCodes, TRACE_DEFAULT_PATHS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS } fro
 import type { Store } from '../store/store';
 import { EngineError } from '../errors';
 import type { TraceRequest } from './trace';
+import { runNow, type Traversal } from './cooperative';
 
 /** Upper bound on search steps, so a dense graph answers (with fewer paths) instead of hanging. */
 const MAX_STEPS = 200_000;
@@ -32,6 +33,11 @@ interface Step {
 }
 
 export function shortestPaths(store: Store, from: string, to: string, relations: Relation[], maxLength: number, k: number, dispatch = true): TracePath[] {
+  return runNow(shortestPathsTraversal(store, from, to, relations, maxLength, k, dispatch));
+}
+
+/** shortestPaths as a traversal that yields once per node it visits (see cooperative.ts). */
+export function* shortestPathsTraversal(store: Store, from: string, to: string, relations: Relation[], maxLength: number, k: number, dispatch = true): Traversal<TracePath[]> {
   const wanted = new Set(relations);
   const out = (node: string): Step[] => {
     const steps: Step[] = [];
@@ -60,6 +66,7 @@ export function shortestPaths(store: Store, from: string, to: string, relations:
   for (let d = 1; d <= maxLength && frontier.length; d++) {
     const next: string[] = [];
     for (const n of frontier) {
+      yield;
       for (const r of store.incoming(n)) {
         if (!wanted.has(r.relation as Relation) || dist.has(r.source) || (r.dispatch === 1 && !dispatch)) continue;
         dist.set(r.source, d);
@@ -77,8 +84,9 @@ export function shortestPaths(store: Store, from: string, to: string, relations:
   let budget = MAX_STEPS;
   const onPath = new Set([from]);
   const hops: PathHop[] = [];
-  const walk = (node: string, left: number): void => {
+  const walk = function* (node: string, left: number): Traversal<void> {
     if (paths.length >= k || budget-- <= 0) return;
+    yield;
     if (left === 0) {
       if (node === to) paths.push({ hops: [...hops] });
       return;
@@ -89,13 +97,13 @@ export function shortestPaths(store: Store, from: string, to: string, relations:
       if (s.to === to && left - 1 > 0) continue; // a longer path must not pass through the target
       onPath.add(s.to);
       hops.push(s.hop);
-      walk(s.to, left - 1);
+      yield* walk(s.to, left - 1);
       hops.pop();
       onPath.delete(s.to);
       if (paths.length >= k) return;
     }
   };
-  for (let length = shortest; length <= maxLength && paths.length < k && budget > 0; length++) walk(from, length);
+  for (let length = shortest; length <= maxLength && paths.length < k && budget > 0; length++) yield* walk(from, length);
   return paths;
 }
 
@@ -105,8 +113,12 @@ export function shortestPaths(store: Store, from: string, to: string, relations:
  * adjacency is left empty: the paths are the answer.
  */
 export function pathTrace(store: Store, req: TraceRequest & { to: string }, textOf: (file: string) => string | null): TraceResult {
+  return runNow(pathTraversal(store, req, textOf));
+}
+
+export function* pathTraversal(store: Store, req: TraceRequest & { to: string }, textOf: (file: string) => string | null): Traversal<TraceResult> {
   const { depth, k, relations } = validatePaths(req);
-  const found = shortestPaths(store, req.id, req.to, relations, depth, k, req.dispatch !== false);
+  const found = yield* shortestPathsTraversal(store, req.id, req.to, relations, depth, k, req.dispatch !== false);
   const lines = new Map<string, string[]>();
   const lineOf = (file: string, line: number) => {
     if (!lines.has(file)) lines.set(file, textOf(file)?.split(/\r\n|\r|\n/) ?? []);

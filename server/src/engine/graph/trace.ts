@@ -13,6 +13,7 @@ import { EngineError } from '../errors';
 import type { Store } from '../store/store';
 import { toEdge } from '../store/read-rows';
 import type { Graph } from './graph';
+import { runNow, type Traversal } from './cooperative';
 
 export interface TraceRequest {
   id: string;
@@ -73,6 +74,11 @@ export function validateTrace(req: TraceRequest): { depth: number } {
 }
 
 export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: string): TraceResult {
+  return runNow(traceTraversal(store, graph, req, rootKind));
+}
+
+/** The trace as a traversal that yields once per node it expands (see cooperative.ts). */
+export function* traceTraversal(store: Store, graph: Graph, req: TraceRequest, rootKind: string): Traversal<TraceResult> {
   const { depth } = validateTrace(req);
   const isTarget = rootKind === 'attr' || rootKind === 'global' || rootKind === 'config' || rootKind === 'file' || (req.direction === 'errors' && rootKind === 'class');
   let plan = (isTarget && TARGET_PLANS[req.direction]) || PLANS[req.direction];
@@ -95,6 +101,7 @@ export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: s
   for (let level = 0; level < depth && frontier.length; level++) {
     const next: string[] = [];
     for (const node of frontier) {
+      yield;
       const list = (adjacency[node] ??= []);
       for (const step of plan) {
         const rows = step.dir === 'out' ? store.outgoing(node) : store.incoming(node);
@@ -129,6 +136,7 @@ export function trace(store: Store, graph: Graph, req: TraceRequest, rootKind: s
     const touched = new Set<string>();
     for (const edges of Object.values(adjacency)) for (const e of edges) if (e.relation === 'MUTATES' && e.resolved) touched.add(e.target);
     for (const t of touched) {
+      yield;
       const list = (adjacency[t] ??= []);
       for (const r of store.incoming(t)) {
         if (r.relation !== 'MUTATES' || seen.has(r.source)) continue;

@@ -237,7 +237,9 @@ function connect(dbPath: string): Db {
     db.pragma('synchronous = NORMAL');
     db.pragma('temp_store = MEMORY');
     db.pragma('cache_size = -65536');
-    db.pragma('mmap_size = 268435456');
+    // No memory map: mapped pages of a 200 MB index count in the server's RSS as they are read
+    // (a first write reads most of it); the page cache above is bounded, the OS file cache is not RSS.
+    db.pragma('mmap_size = 0');
     sqliteVec.load(db);
   } catch (e) {
     db.close();

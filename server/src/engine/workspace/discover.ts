@@ -1,9 +1,9 @@
 // File discovery: which files of the workspace are indexed. Respects every .gitignore on the way
-// down (the `ignore` package implements git's matching rules; we only feed it each directory's
-// patterns relative to that directory), user excludes, and directories nobody wants indexed.
+// down (compiled by gitignore.ts; each directory's patterns judge paths relative to that
+// directory, the deepest matching file decides), user excludes, and directories nobody wants indexed.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import { GitignoreFile } from './gitignore';
 
 /** Directory names that are never indexed, whatever .gitignore says. */
 const ALWAYS_SKIPPED_DIRS = new Set([
@@ -35,49 +35,70 @@ export interface DiscoveryOptions {
 
 /** Ignore rules of a workspace: built-ins, user excludes, and every .gitignore below the root. */
 export class IgnoreRules {
-  private readonly perDir = new Map<string, Ignore | null>();
-  private readonly user: Ignore;
+  private readonly perDir = new Map<string, GitignoreFile | null>();
+  /** Verdicts on directories, so a file costs one lookup per rule file, not one per ancestor. */
+  private readonly dirVerdicts = new Map<string, boolean>();
+  private readonly user: GitignoreFile;
 
   constructor(
     private readonly root: string,
     exclude: string[],
   ) {
-    this.user = ignore().add(exclude);
+    this.user = new GitignoreFile(exclude);
   }
 
   /** True when `rel` (a workspace-relative path) must not be indexed. */
   ignored(rel: string, isDir: boolean): boolean {
     if (rel === '' || rel === '.') return false;
-    const parts = rel.split('/');
-    for (const p of parts.slice(0, isDir ? parts.length : parts.length - 1)) if (ALWAYS_SKIPPED_DIRS.has(p)) return true;
-    const probe = isDir ? rel + '/' : rel;
-    if (this.user.ignores(probe)) return true;
-    // Each ancestor's .gitignore judges the path relative to that ancestor.
-    for (let i = 0; i < parts.length; i++) {
-      const dir = parts.slice(0, i).join('/');
-      const ig = this.rulesOf(dir);
-      if (ig && ig.ignores(parts.slice(i).join('/') + (isDir ? '/' : ''))) return true;
-    }
-    return false;
+    const slash = rel.lastIndexOf('/');
+    // git: nothing inside an ignored directory can be re-included.
+    if (slash > 0 && this.dirIgnored(rel.slice(0, slash))) return true;
+    return this.ignoredItself(rel, isDir);
   }
 
-  private rulesOf(dir: string): Ignore | null {
-    let ig = this.perDir.get(dir);
-    if (ig !== undefined) return ig;
-    ig = null;
+  private dirIgnored(dir: string): boolean {
+    let v = this.dirVerdicts.get(dir);
+    if (v === undefined) {
+      const slash = dir.lastIndexOf('/');
+      v = (slash > 0 && this.dirIgnored(dir.slice(0, slash))) || this.ignoredItself(dir, true);
+      this.dirVerdicts.set(dir, v);
+    }
+    return v;
+  }
+
+  /** The path's own verdict, its ancestors aside: the deepest .gitignore with a matching rule decides. */
+  private ignoredItself(rel: string, isDir: boolean): boolean {
+    if (isDir && ALWAYS_SKIPPED_DIRS.has(rel.slice(rel.lastIndexOf('/') + 1))) return true;
+    if (this.user.verdict(rel, isDir) === true) return true;
+    let end = rel.lastIndexOf('/');
+    for (;;) {
+      const dir = end < 0 ? '' : rel.slice(0, end);
+      const verdict = this.rulesOf(dir)?.verdict(end < 0 ? rel : rel.slice(end + 1), isDir);
+      if (verdict !== undefined) return verdict;
+      if (end < 0) return false;
+      end = rel.lastIndexOf('/', end - 1);
+    }
+  }
+
+  private rulesOf(dir: string): GitignoreFile | null {
+    let rules = this.perDir.get(dir);
+    if (rules !== undefined) return rules;
+    rules = null;
+    const file = path.join(this.root, dir, '.gitignore');
     try {
-      const text = fs.readFileSync(path.join(this.root, dir, '.gitignore'), 'utf8');
-      ig = ignore().add(text);
+      // Like git, a .gitignore that is a symbolic link is not followed (it could point outside the root).
+      if (fs.lstatSync(file).isFile()) rules = GitignoreFile.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
     } catch {
       /* no .gitignore here */
     }
-    this.perDir.set(dir, ig);
-    return ig;
+    this.perDir.set(dir, rules);
+    return rules;
   }
 
-  /** Forget cached .gitignore contents (after one changed). */
+  /** Forget cached .gitignore contents and verdicts (after one changed). */
   reset(): void {
     this.perDir.clear();
+    this.dirVerdicts.clear();
   }
 }
 

@@ -1,0 +1,101 @@
+// A trace that is already running, over the real server: a layered call graph (10 layers of 30
+// functions, each calling every function of the next layer: 9,000 CALLS edges) makes
+// `trace main down 10` walk for most of a second. While it walks, the server answers other
+// requests; a `$/cancelRequest` sent mid-walk stops it with RequestCancelled (-32800) promptly,
+// and the same trace answers in full afterwards.
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CancellationTokenSource } from 'vscode-jsonrpc/node';
+import { Methods, type TraceResult } from '../protocol';
+import { LspClient, sleep, tempDir, writeFiles } from './helpers/lsp-client';
+
+const WIDTH = 30;
+const LAYERS = 10;
+
+function layeredGraph(): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let l = 0; l < LAYERS; l++) {
+    let text = l + 1 < LAYERS ? `from l${l + 1} import *\n` : '';
+    for (let w = 0; w < WIDTH; w++) {
+      text += `def f${l}_${w}():\n`;
+      if (l + 1 < LAYERS) for (let v = 0; v < WIDTH; v++) text += `    f${l + 1}_${v}()\n`;
+      else text += '    pass\n';
+    }
+    files[`l${l}.py`] = text;
+  }
+  files['main.py'] = 'from l0 import *\n\ndef main():\n' + Array.from({ length: WIDTH }, (_, w) => `    f0_${w}()\n`).join('');
+  return files;
+}
+
+let client: LspClient;
+let cleanup: () => void;
+const TRACE = { id: 'func:main.py:main', direction: 'down', depth: 10 };
+
+beforeAll(async () => {
+  const t = tempDir('nsccn-cancel-');
+  cleanup = t.cleanup;
+  writeFiles(t.dir, layeredGraph());
+  client = await LspClient.start({ folders: [path.resolve(t.dir)] });
+  await client.waitReady();
+}, 120_000);
+
+afterAll(async () => {
+  if (client?.running) await client.stop();
+  cleanup?.();
+});
+
+describe('a running trace', () => {
+  test('leaves the server responsive, and stops at $/cancelRequest with -32800', async () => {
+    const t0 = performance.now();
+    const full = await client.request<TraceResult>(Methods.trace, TRACE);
+    const fullMs = performance.now() - t0;
+    expect(Object.keys(full.adjacency)).toHaveLength(1 + WIDTH * (LAYERS - 1)); // every function but the last layer's
+    expect(Object.values(full.adjacency).flat()).toHaveLength(WIDTH + WIDTH * WIDTH * (LAYERS - 1));
+    expect(fullMs).toBeGreaterThan(150); // long enough for the rest of the test to land mid-walk
+
+    // Asked while the trace walks, a small request is answered before the trace is.
+    let traceDone = 0;
+    const running = client.request<TraceResult>(Methods.trace, TRACE).then((r) => ((traceDone = performance.now()), r));
+    await sleep(30);
+    const status = await client.status();
+    const statusDone = performance.now();
+    expect(status.state).toBe('ready');
+    expect(traceDone === 0 || statusDone < traceDone, 'status answered during the trace').toBe(true);
+    expect(await running).toEqual(full);
+
+    // Cancelled mid-walk: answered RequestCancelled soon after the cancel, well before the walk would end.
+    const source = new CancellationTokenSource();
+    const sent = performance.now();
+    const cancelled = client.conn.sendRequest(Methods.trace, TRACE, source.token);
+    await sleep(Math.min(60, fullMs / 3));
+    const cancelAt = performance.now();
+    source.cancel();
+    const outcome = await cancelled.then(
+      () => ({ code: 0 }),
+      (e: { code: number }) => ({ code: e.code }),
+    );
+    const answeredAfterCancelMs = performance.now() - cancelAt;
+    expect(outcome.code).toBe(-32800);
+    expect(performance.now() - sent).toBeLessThan(fullMs);
+    expect(answeredAfterCancelMs).toBeLessThan(Math.max(100, fullMs / 2));
+
+    // The server is fine after: the same trace answers in full.
+    expect(await client.request(Methods.trace, TRACE)).toEqual(full);
+  }, 60_000);
+
+  test('paths (`to`) through the same graph are cancellable too', async () => {
+    const req = { id: 'func:main.py:main', to: `func:l${LAYERS - 1}.py:f${LAYERS - 1}_0`, k: 20 };
+    const full = await client.request<TraceResult>(Methods.trace, req);
+    expect(full.paths).toHaveLength(20);
+    const source = new CancellationTokenSource();
+    const p = client.conn.sendRequest(Methods.trace, req, source.token);
+    source.cancel();
+    const code = await p.then(
+      () => 0,
+      (e: { code: number }) => e.code,
+    );
+    // Cancelled while queued or while running: either way RequestCancelled, never a wrong answer.
+    expect(code === -32800 || code === 0).toBe(true);
+    expect(await client.request(Methods.trace, req)).toEqual(full);
+  }, 60_000);
+});
