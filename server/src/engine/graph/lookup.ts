@@ -18,8 +18,8 @@ const NOT_FOUND: Found = { ents: [], ambiguous: false };
 
 export class NameLookup {
   protected mroCache = new Map<string, { mro: Ent[]; open: boolean }>();
-  /** `scope id \0 type expression` → the class it names (null: none), for outermost lookups. */
-  protected typeCache = new Map<string, Ent | null>();
+  /** `scope id \0 type expression` → the classes it names, for outermost lookups. */
+  protected typeCache = new Map<string, Ent[]>();
   /** How deep type and alias lookups are nested: code like `x = x.copy()` must not recurse forever. */
   protected nesting = 0;
   protected cacheGen = -1;
@@ -49,8 +49,11 @@ export class NameLookup {
         return this.inClass(cls, segs, ref.receiver === 'super');
       }
       case 'typed': {
-        const cls = this.typeClass(fs, from, ref.rtype!);
-        return cls ? this.inClass(cls, segs, false) : NOT_FOUND;
+        // Each class the type may be (`A|B`): one edge when they agree on the member, else
+        // every candidate, marked ambiguous.
+        const ents: Ent[] = [];
+        for (const cls of this.typeClasses(fs, from, ref.rtype!)) for (const m of this.inClass(cls, segs, false).ents) if (!ents.includes(m)) ents.push(m);
+        return { ents, ambiguous: ents.length > 1 };
       }
       default:
         return NOT_FOUND;
@@ -68,66 +71,83 @@ export class NameLookup {
 
   /** The class of attribute `attr` of `cls` (from `self.attr = Cls()` and annotations). */
   protected attrClass(cls: Ent, attr: string): Ent | undefined {
+    return this.attrClasses(cls, attr)[0];
+  }
+
+  protected attrClasses(cls: Ent, attr: string): Ent[] {
     for (const k of this.mro(cls).mro) {
       const fs = this.model.files.get(k.file);
       const t = fs?.attrTypes.get(k.id)?.get(attr);
-      if (t && fs) return this.typeClass(fs, k, t);
+      if (t && fs) return this.typeClasses(fs, k, t);
     }
-    return undefined;
+    return [];
   }
 
   /**
    * The class a type expression names, seen from `from`: a class; a function, method or global
    * whose recorded type (`returns`) names one; `self.m` / `cls.m` for a method of the enclosing
-   * class. A few hops at most.
+   * class; `T().m` for what method `m` returns on a `T`. A few hops at most. Of alternatives
+   * (`A|B`), the first that names a class.
    */
   protected typeClass(fs: FileSymbols, from: Ent, type: string, depth = 0): Ent | undefined {
-    if (depth > 4 || this.nesting > MAX_NESTING) return undefined;
+    return this.typeClasses(fs, from, type, depth)[0];
+  }
+
+  /** Every class a type expression may name, alternatives in order (see `typeClass`). */
+  protected typeClasses(fs: FileSymbols, from: Ent, type: string, depth = 0): Ent[] {
+    if (depth > 4 || this.nesting > MAX_NESTING) return [];
     // Many references in a scope ask for the same types; nested lookups are cut by the depth
     // limits, so only outermost answers are kept.
     const outermost = this.nesting === 0;
     const key = outermost ? `${from.id}\0${type}` : '';
     if (outermost) {
       const hit = this.typeCache.get(key);
-      if (hit !== undefined) return hit ?? undefined;
+      if (hit !== undefined) return hit;
     }
     this.nesting++;
     try {
-      const found = this.typeClassOf(fs, from, type, depth);
-      if (outermost) this.typeCache.set(key, found ?? null);
-      return found;
+      const found: Ent[] = [];
+      for (const alt of type.split('|')) for (const c of this.typeClassOf(fs, from, alt, depth)) if (!found.includes(c)) found.push(c);
+      const out = found.slice(0, MAX_CANDIDATES);
+      if (outermost) this.typeCache.set(key, out);
+      return out;
     } finally {
       this.nesting--;
     }
   }
 
-  protected typeClassOf(fs: FileSymbols, from: Ent, type: string, depth: number): Ent | undefined {
-    if (type.includes('|')) {
-      for (const alt of type.split('|')) {
-        const c = this.typeClassOf(fs, from, alt, depth);
-        if (c) return c;
-      }
-      return undefined;
-    }
+  protected typeClassOf(fs: FileSymbols, from: Ent, type: string, depth: number): Ent[] {
     let t: Ent | undefined;
+    const call = type.lastIndexOf('().');
     const segs = type.split('.');
+    if (call > 0) {
+      // `T().m`: method `m` of each class `T` may be, then what that method returns.
+      return this.typeClasses(fs, from, type.slice(0, call), depth + 1).flatMap((c) => {
+        const m = this.inClass(c, type.slice(call + 3).split('.'), false).ents[0];
+        return m ? this.typeOfEntity(m, depth) : [];
+      });
+    }
     if ((segs[0] === 'self' || segs[0] === 'cls') && segs.length > 1) {
       const cls = this.enclosingClass(from);
       if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
     } else t = this.single(this.path(fs, from, type, true));
-    if (!t) return undefined;
-    if (TYPE_KINDS.has(t.kind)) return t;
+    return t ? this.typeOfEntity(t, depth) : [];
+  }
+
+  /** The classes a value named by entity `t` may be instances of. */
+  protected typeOfEntity(t: Ent, depth: number): Ent[] {
+    if (TYPE_KINDS.has(t.kind)) return [t];
     if (t.kind === 'attr' && t.parent) {
       // `Props.cart`: a member of a type has the type recorded for it.
       const owner = this.model.byId.get(t.parent);
-      return owner ? this.attrClass(owner, t.name) : undefined;
+      return owner ? this.attrClasses(owner, t.name) : [];
     }
     if (t.returns && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
       const tfs = this.model.files.get(t.file);
       const scope = t.kind === 'global' ? tfs?.moduleEnt : t;
-      if (tfs && scope) return this.typeClass(tfs, scope, t.returns, depth + 1);
+      if (tfs && scope) return this.typeClasses(tfs, scope, t.returns, depth + 1);
     }
-    return undefined;
+    return [];
   }
 
   /** Member of a class through its MRO; undefined when absent or possibly in an external base. */

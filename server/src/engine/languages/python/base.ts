@@ -14,6 +14,9 @@ export function shift(sp: Span, delta: number): Span {
   return { start: { row: sp.start.row + delta, column: sp.start.column }, end: { row: sp.end.row + delta, column: sp.end.column } };
 }
 
+/** What a value may come from: a call (its callee as written) or a name. */
+export type ValueSource = { call: string } | { name: string };
+
 /** A reference whose receiver is decided at the end of the file. */
 export interface Pending {
   scope: Scope;
@@ -71,6 +74,8 @@ export abstract class ExtractorBase {
   protected readonly refs: RawRef[] = [];
   protected readonly imports: ImportBinding[] = [];
   protected readonly attrTypes: AttrType[] = [];
+  /** Attribute types recorded in this walk, with the scope their type expression is written in. */
+  protected readonly attrScopes: Array<{ a: AttrType; scope: Scope }> = [];
   protected readonly pending: Pending[] = [];
   protected readonly idCounts = new Map<string, number>();
   protected readonly memberIds = new Map<string, ExtractedEntity>();
@@ -129,18 +134,90 @@ export abstract class ExtractorBase {
     return ent;
   }
 
-  /** The class an expression constructs, as written (`Repo(...)` → `Repo`); null otherwise. */
-  protected constructed(value: Node | null): string | null {
-    if (!value || value.type !== 'call') return null;
+  /**
+   * The callee of the call an expression's value comes from, as written (`Repo(...)` → `Repo`,
+   * `await f()` → `f`); a call on a call's result is a chain (`q.where().run()` →
+   * `q.where().run`), which the graph resolves step by step. Null for anything else.
+   */
+  protected constructed(value: Node | null, depth = 0): string | null {
+    if (value?.type === 'await') value = value.namedChild(0);
+    if (!value || value.type !== 'call' || depth > 8) return null;
     const f = value.childForFieldName('function');
-    return f ? dotted(f, this.source) : null;
+    if (!f) return null;
+    const d = dotted(f, this.source);
+    if (d) return d;
+    if (f.type !== 'attribute') return null;
+    const inner = this.constructed(f.childForFieldName('object'), depth + 1);
+    const attr = f.childForFieldName('attribute');
+    // `super().m()` is looked up by its own receiver kind, never as a name `super`.
+    return inner && attr && inner !== 'super' ? `${inner}().${this.text(attr)}` : null;
   }
 
-  /** The known type of a plain name (`self.repo = repo` where `repo: Repo` is a parameter). */
-  protected nameType(value: Node | null, scope: Scope): string | null {
-    if (!value || value.type !== 'identifier') return null;
-    const b = bindName(scope, this.text(value));
-    return b.kind === 'typed' ? b.type : null;
+  /**
+   * Where a value comes from, as far as its type goes: the calls and names it may be, several
+   * for `a or b` and `a if c else b` (`await`, parentheses looked through).
+   */
+  protected sources(value: Node | null, depth = 0): ValueSource[] {
+    if (!value || depth > 4) return [];
+    switch (value.type) {
+      case 'await':
+      case 'parenthesized_expression':
+        return this.sources(value.namedChild(0), depth + 1);
+      case 'call': {
+        const c = this.constructed(value);
+        return c ? [{ call: c }] : [];
+      }
+      case 'identifier':
+      case 'attribute': {
+        const d = dotted(value, this.source);
+        return d ? [{ name: d }] : [];
+      }
+      case 'boolean_operator': {
+        // `a or b` is one of them; `a and b` is b when it is anything worth typing.
+        const right = this.sources(value.childForFieldName('right'), depth + 1);
+        const op = value.childForFieldName('operator');
+        return op && this.text(op) === 'or' ? [...this.sources(value.childForFieldName('left'), depth + 1), ...right] : right;
+      }
+      case 'conditional_expression':
+        return [...this.sources(value.namedChild(0), depth + 1), ...this.sources(value.namedChild(2), depth + 1)];
+      default:
+        return [];
+    }
+  }
+
+  /**
+   * The type expression of a value, as written (resolved later in its scope): callees and names
+   * as alternatives (`A|B`). A name counts, in a function, when it is `self`, a local or a module
+   * global of this file; in a class body, any name (`response_class = HTTPResponse`); never a function
+   * passed around as a value elsewhere.
+   */
+  protected valueType(value: Node | null, scope: Scope): string | null {
+    const types = new Set<string>();
+    for (const src of this.sources(value)) {
+      if ('call' in src) types.add(src.call);
+      else if (this.typableName(src.name, scope)) types.add(src.name);
+    }
+    types.delete('');
+    return types.size && types.size <= 3 ? [...types].join('|') : null;
+  }
+
+  protected typableName(name: string, scope: Scope): boolean {
+    // A module global that is another name is an alias (`ExtractedEntity.alias`), not a type.
+    if (scope.kind === 'module') return false;
+    if (scope.kind === 'class') return true;
+    const head = headOf(name);
+    const b = bindName(scope, head);
+    return b.kind !== 'name' || this.memberIds.has(entityId('global', this.file, head));
+  }
+
+  /**
+   * A type for attribute `attr` of class `cls`, written in `scope`: made resolvable from the
+   * class (locals replaced by their types) at the end of the file, when every local is known.
+   */
+  protected attrType(scope: Scope, cls: string, attr: string, type: string): void {
+    const a: AttrType = { cls, attr, type };
+    this.attrTypes.push(a);
+    this.attrScopes.push({ a, scope });
   }
 
   protected config(scope: Scope, kind: 'env' | 'settings' | 'file', target: string, at: Node): void {

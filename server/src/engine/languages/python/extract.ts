@@ -81,7 +81,7 @@ export class PythonExtractor extends ExpressionWalker {
       entities: [modEnt, ...this.members, ...this.entities.slice(1)],
       refs: this.refs,
       imports: this.imports,
-      attrTypes: this.attrTypes,
+      attrTypes: this.attrTypes.filter((a) => a.type),
       syntaxErrors,
     };
   }
@@ -201,6 +201,8 @@ export class PythonExtractor extends ExpressionWalker {
           break;
       }
     }
+    // An attribute type written as a local's name becomes that local's type; unknown ones go.
+    for (const { a, scope } of this.attrScopes) a.type = (scope.kind === 'function' ? this.canonicalType(scope, a.type) : a.type) ?? '';
     for (const s of this.scopes) {
       if (s.kind === 'function' && !s.ent.returns && s.returns.length) {
         // Every type we can tell, as alternatives (`A|B`): the graph takes the first that
@@ -220,17 +222,21 @@ export class PythonExtractor extends ExpressionWalker {
    * the class itself for `cls()`, the callee as written for other names; null when unknown.
    */
   protected callType(scope: Scope, callee: string): string | null {
-    const segs = callee.split('.');
-    const rest = segs.slice(1).join('.');
-    const b = bindName(scope, segs[0]);
+    const { head, called, rest } = splitHead(callee);
+    const b = bindName(scope, head);
+    // `x().m`: what calling a local returns is unknown here.
+    if (called && b.kind !== 'name' && b.kind !== 'cls') return null;
     switch (b.kind) {
       case 'self':
+        // `self.__class__(...)` builds another instance of the enclosing class.
+        if (rest === '__class__') return b.scope.ent.qname;
         return rest ? `self.${rest}` : null;
       case 'cls':
+        if (called) return rest ? `${b.scope.ent.qname}().${rest}` : b.scope.ent.qname;
         return rest ? `cls.${rest}` : b.scope.ent.qname;
       case 'typed': {
         const t = this.canonicalType(scope, b.type);
-        return rest && t ? `${t}.${rest}` : null;
+        return rest && t ? alternatives(t, (alt) => `${alt}().${rest}`) : null;
       }
       case 'local':
         return null;
@@ -241,29 +247,46 @@ export class PythonExtractor extends ExpressionWalker {
 
   /**
    * A recorded type expression made resolvable outside this function: a first name that is a
-   * typed local is replaced by its type (`y.make` → `T.make`); one that is an untyped local
-   * makes it unknown (null), so the graph never resolves it to a same-named global.
+   * typed local is replaced by its type (`y.make` → `T().make`: member `make` of what `T` is); one that is an untyped local
+   * makes it unknown (null), so the graph never resolves it to a same-named global. Each
+   * alternative of `A|B` on its own; the unknown ones are left out.
    */
   protected canonicalType(scope: Scope, type: string, depth = 0): string | null {
-    const dot = type.indexOf('.');
-    const head = dot < 0 ? type : type.slice(0, dot);
-    const rest = dot < 0 ? '' : type.slice(dot);
+    if (type.includes('|')) {
+      const alts = type.split('|').map((t) => this.canonicalType(scope, t, depth)).filter((t): t is string => !!t);
+      return alts.length ? [...new Set(alts.flatMap((a) => a.split('|')))].slice(0, MAX_ALTERNATIVES).join('|') : null;
+    }
+    const { head, called, rest } = splitHead(type);
     const b = bindName(scope, head);
-    if (b.kind === 'local') return null;
+    // `self` / `cls` themselves, `self.__class__`, `cls()`: the enclosing class.
+    if ((b.kind === 'self' || b.kind === 'cls') && !called && (!rest || rest === '__class__')) return b.scope.ent.qname;
+    if (b.kind === 'cls' && called) return rest ? `${b.scope.ent.qname}().${rest}` : b.scope.ent.qname;
+    if (b.kind === 'local' || (called && b.kind !== 'name')) return null;
     if (b.kind === 'typed' && depth < 3 && b.type !== type) {
       const inner = this.canonicalType(scope, b.type, depth + 1);
-      return inner ? inner + rest : null;
+      return inner ? alternatives(inner, (alt) => (rest ? `${alt}().${rest}` : alt)) : null;
     }
     return type;
   }
 
-  /** The type of a returned name: `self` → its class; a local of known type → that type. */
+  /** The type of a returned name: `self` → its class; `self.x`, a local of known type. */
   protected nameTypeOf(scope: Scope, name: string): string | null {
-    const b = bindName(scope, name);
-    if (b.kind === 'self' && scope.cls) return scope.cls.ent.qname;
-    if (b.kind === 'typed') return this.canonicalType(scope, b.type);
-    return null;
+    return this.typableName(name, scope) ? this.canonicalType(scope, name) : null;
   }
+}
+
+/** At most this many alternatives are kept in a type expression (`A|B|C`). */
+const MAX_ALTERNATIVES = 3;
+
+/** `a.b().c` → head `a`, rest `b().c`; `f().g` → head `f`, called. */
+function splitHead(expr: string): { head: string; called: boolean; rest: string } {
+  const m = /^([^.(]*)(\(\))?(?:\.(.*))?$/s.exec(expr);
+  return m ? { head: m[1], called: !!m[2], rest: m[3] ?? '' } : { head: expr, called: false, rest: '' };
+}
+
+/** Applies `f` to each alternative of `A|B`. */
+function alternatives(type: string, f: (alt: string) => string): string {
+  return type.split('|').map(f).join('|');
 }
 
 export function extractPython(tree: Tree, source: string, file: string, reuse?: { state?: PythonReuse }): FileExtraction {

@@ -76,10 +76,23 @@ export function bindName(scope: Scope, head: string): Binding {
   return { kind: 'name' };
 }
 
-/** Records `name: type` in a scope; two different types for one name cancel each other. */
+/**
+ * Records `name: type` in a scope. A name bound to several types holds them all as
+ * alternatives (`A|B`, at most three: more cancel each other, as does a value built from the
+ * name itself, `x = x.copy()`, which this flow-insensitive record cannot follow).
+ */
 export function setType(scope: Scope, name: string, type: string | null): void {
   if (!type) return;
   const prev = scope.types.get(name);
-  if (prev === undefined) scope.types.set(name, type);
-  else if (prev !== type) scope.types.set(name, '');
+  if (prev === '') return;
+  if (/^[^.(|]*/.exec(type)![0] === name) {
+    scope.types.set(name, '');
+    return;
+  }
+  if (prev === undefined) {
+    scope.types.set(name, type);
+    return;
+  }
+  const alts = new Set([...prev.split('|'), ...type.split('|')]);
+  scope.types.set(name, alts.size > 3 ? '' : [...alts].join('|'));
 }

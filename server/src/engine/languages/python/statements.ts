@@ -48,9 +48,8 @@ export abstract class StatementWalker extends DefinitionWalker {
       case 'return_statement': {
         const value = node.namedChild(0);
         if (scope.kind === 'function' && value && value.type !== 'none') {
-          const callee = this.constructed(value);
-          if (callee) scope.returns.push({ call: callee });
-          else if (value.type === 'identifier') scope.returns.push({ name: this.text(value) });
+          const sources = this.sources(value);
+          if (sources.length) scope.returns.push(...sources);
           else scope.returns.push({ other: true });
         }
         this.expr(value, scope);
@@ -120,7 +119,7 @@ export abstract class StatementWalker extends DefinitionWalker {
     if (right?.type === 'assignment') this.assignment(right, scope);
     else this.expr(right, scope);
     if (!left) return;
-    const rightType = typeName(annotation, this.source) ?? this.constructed(right) ?? this.nameType(right, scope);
+    const rightType = typeName(annotation, this.source) ?? this.valueType(right, scope);
     this.mutationTarget(left, scope, rightType, false);
     if (scope.kind === 'module' && left.type === 'identifier') {
       // What a module global is, for other files: another name, or an instance built by a call.
@@ -143,7 +142,7 @@ export abstract class StatementWalker extends DefinitionWalker {
           setType(scope, name, type);
         } else if (scope.kind === 'class') {
           this.member(scope, name, t);
-          if (type) this.attrTypes.push({ cls: scope.ent.id, attr: name, type });
+          if (type) this.attrType(scope, scope.ent.id, name, type);
         } else if (scope.globals.has(name)) {
           this.defer(scope, 'MUTATES', name, t, 'globalOnly');
         } else {
@@ -165,7 +164,7 @@ export abstract class StatementWalker extends DefinitionWalker {
         if (b.kind === 'self' && segs.length === 2 && scope.kind === 'function') {
           // `self.x = …` declares attribute x of the class (and types it when constructed).
           this.member(b.scope, segs[1], t);
-          if (type) this.attrTypes.push({ cls: b.scope.ent.id, attr: segs[1], type });
+          if (type) this.attrType(scope, b.scope.ent.id, segs[1], type);
         }
         if (scope.kind !== 'module' || b.kind !== 'name') this.defer(scope, 'MUTATES', path, t);
         return;

@@ -70,7 +70,11 @@ export function typeName(node: Node | null, source: string): string | null {
     case 'attribute':
       return dotted(node, source);
     case 'string': {
-      const inner = source.slice(node.startIndex, node.endIndex).replace(/^['"]+|['"]+$/g, '').trim();
+      // A forward reference: `"Repo"`, `"Repo | None"`, `"Optional[Repo]"`.
+      let inner = source.slice(node.startIndex, node.endIndex).replace(/^['"]+|['"]+$/g, '').trim();
+      inner = inner.replace(/\s*\|\s*None$|^None\s*\|\s*/g, '');
+      const opt = /^(?:typing\.|t\.)?Optional\[\s*([\w.]+)\s*\]$/.exec(inner);
+      if (opt) inner = opt[1];
       return DOTTED_NAME.test(inner) ? inner : null;
     }
     case 'generic_type':
