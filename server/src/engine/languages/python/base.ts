@@ -34,6 +34,8 @@ export interface Pending {
   section: number;
   /** Set for a call on the result of calling `path`: the method called on it. */
   member?: string;
+  /** Names narrowed by an enclosing `if isinstance(x, T):` of the same scope: name → type. */
+  narrow?: Map<string, string>;
 }
 
 /** What one top-level definition contributed: reused as is when its text has not changed. */
@@ -89,6 +91,8 @@ export abstract class ExtractorBase {
   protected section = -1;
   /** Import aliases of stdlib names the patterns know: `system` → `os`, `env` → `os.environ`. */
   protected readonly aliases = new Map<string, string>();
+  /** `if isinstance(x, T):` bodies being walked: the scope and what they narrow. */
+  protected readonly narrowing: Array<{ scope: Scope; types: Map<string, string> }> = [];
 
 
   constructor(
@@ -225,12 +229,64 @@ export abstract class ExtractorBase {
   }
 
   protected defer(scope: Scope, relation: Pending['relation'], path: string, at: Node, mode?: Pending['mode']): void {
-    this.pending.push({ scope, relation, path, span: span(at), catches: relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined, mode, section: this.section });
+    this.pending.push({ scope, relation, path, span: span(at), catches: relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined, mode, section: this.section, narrow: this.narrowedIn(scope) });
   }
 
   /** A call on what `callee(...)` returns; the callee's own first name is bound at the end. */
   protected deferTyped(scope: Scope, callee: string, member: string, at: Node): void {
-    this.pending.push({ scope, relation: 'CALLS', path: callee, span: span(at), catches: this.catches(), section: this.section, member });
+    this.pending.push({ scope, relation: 'CALLS', path: callee, span: span(at), catches: this.catches(), section: this.section, member, narrow: this.narrowedIn(scope) });
+  }
+
+  /** The `isinstance` narrowings in force for `scope` (innermost wins), or undefined. */
+  protected narrowedIn(scope: Scope): Map<string, string> | undefined {
+    let out: Map<string, string> | undefined;
+    for (const n of this.narrowing) {
+      if (n.scope !== scope) continue;
+      out ??= new Map();
+      for (const [k, v] of n.types) out.set(k, v);
+    }
+    return out;
+  }
+
+  /**
+   * What a condition says of names' types: when it holds (`holds`), or when it fails.
+   * `isinstance(x, T)` holds: x is a T (a tuple of classes gives alternatives); `a and b` holds,
+   * or `a or b` fails: both parts say it; `x is None or isinstance(x, T)` holds (the `assert`
+   * idiom): x, if anything, is a T; `not c` swaps holding and failing.
+   */
+  protected isinstanceTypes(cond: Node | null, holds: boolean): Map<string, string> {
+    const out = new Map<string, string>();
+    const isNone = (n: Node | null) => !!n && n.type === 'comparison_operator' && /^\w+\s+is\s+None$/.test(this.text(n));
+    const visit = (n: Node | null, neg: boolean, depth: number): void => {
+      if (!n || depth > 6) return;
+      if (n.type === 'parenthesized_expression') return visit(n.namedChild(0), neg, depth + 1);
+      if (n.type === 'not_operator') return visit(n.childForFieldName('argument'), !neg, depth + 1);
+      if (n.type === 'boolean_operator') {
+        const op = n.childForFieldName('operator');
+        const word = op ? this.text(op) : '';
+        const l = n.childForFieldName('left');
+        const r = n.childForFieldName('right');
+        if ((word === 'and' && !neg) || (word === 'or' && neg)) {
+          visit(l, neg, depth + 1);
+          visit(r, neg, depth + 1);
+        } else if (word === 'or' && !neg) {
+          if (isNone(l)) visit(r, neg, depth + 1);
+          else if (isNone(r)) visit(l, neg, depth + 1);
+        }
+        return;
+      }
+      if (neg || n.type !== 'call') return;
+      const fn = n.childForFieldName('function');
+      if (!fn || fn.type !== 'identifier' || this.text(fn) !== 'isinstance') return;
+      const args = n.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a && a.type !== 'comment') ?? [];
+      if (args.length !== 2 || args[0].type !== 'identifier') return;
+      const classes = args[1].type === 'tuple' ? args[1].namedChildren : [args[1]];
+      const names = classes.map((c) => (c ? dotted(c, this.source) : null));
+      if (!names.length || names.length > 3 || names.some((x) => !x)) return;
+      out.set(this.text(args[0]), names.join('|'));
+    };
+    visit(cond, !holds, 0);
+    return out;
   }
 
   protected catches(): string[] | undefined {

@@ -102,8 +102,11 @@ export abstract class DefinitionWalker extends ExtractorBase {
         case 'typed_default_parameter': {
           const n = p.childForFieldName('name');
           name = n?.type === 'identifier' ? this.text(n) : null;
-          type = typeName(p.childForFieldName('type'), this.source);
-          this.expr(p.childForFieldName('value'), outer);
+          const value = p.childForFieldName('value');
+          // Unannotated, a parameter has the type of its default (`policy=compat32`,
+          // `repo=Repo()`); `None` says nothing.
+          type = typeName(p.childForFieldName('type'), this.source) ?? this.defaultType(value);
+          this.expr(value, outer);
           break;
         }
         case 'list_splat_pattern':
@@ -127,6 +130,13 @@ export abstract class DefinitionWalker extends ExtractorBase {
       }
       if (p.type !== 'keyword_separator' && p.type !== 'positional_separator') first = false;
     }
+  }
+
+  /** The type expression of a parameter's default value: a call's callee or a dotted name. */
+  protected defaultType(value: Node | null): string | null {
+    const src = this.sources(value);
+    if (src.length !== 1) return null;
+    return 'call' in src[0] ? src[0].call : src[0].name;
   }
 
   protected importStatement(node: Node, scope: Scope): void {

@@ -6,7 +6,7 @@ import type { Node, Tree } from 'web-tree-sitter';
 import { entityId } from '../../../../../protocol';
 import type { ExtractedEntity, FileExtraction, RawRef, Span } from '../types';
 import { moduleName } from './names';
-import { bindName, newScope, type Scope } from './scope';
+import { bindName, newScope, type Binding, type Scope } from './scope';
 import { cleandoc } from './text';
 import { ExpressionWalker } from './expressions';
 import { MAX_BODY_WORDS, TOP_DEFS, shift, span } from './base';
@@ -136,13 +136,14 @@ export class PythonExtractor extends ExpressionWalker {
     };
     for (const p of this.pending) {
       const segs = p.path.split('.');
-      const b = bindName(p.scope, segs[0]);
+      const narrowed = p.narrow?.get(segs[0]);
+      const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(p.scope, segs[0]);
       const rest = segs.slice(1).join('.');
       const from = p.scope.ent.id;
       const base: Omit<RawRef, 'target'> = { from, relation: p.relation, span: p.span };
       if (p.catches) base.catches = p.catches;
       if (p.member !== undefined) {
-        const type = this.callType(p.scope, p.path);
+        const type = this.callType(p.scope, p.path, p.narrow);
         emit(p, type ? { ...base, target: p.member, receiver: { kind: 'typed', type } } : { ...base, target: p.member, receiver: { kind: 'expr' } });
         continue;
       }
@@ -221,9 +222,10 @@ export class PythonExtractor extends ExpressionWalker {
    * scope: `self.m` / `cls.m` for methods of the enclosing class, `T.m` for a local of type T,
    * the class itself for `cls()`, the callee as written for other names; null when unknown.
    */
-  protected callType(scope: Scope, callee: string): string | null {
+  protected callType(scope: Scope, callee: string, narrow?: Map<string, string>): string | null {
     const { head, called, rest } = splitHead(callee);
-    const b = bindName(scope, head);
+    const narrowed = narrow?.get(head);
+    const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(scope, head);
     // `x().m`: what calling a local returns is unknown here.
     if (called && b.kind !== 'name' && b.kind !== 'cls') return null;
     switch (b.kind) {

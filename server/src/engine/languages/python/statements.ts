@@ -58,6 +58,14 @@ export abstract class StatementWalker extends DefinitionWalker {
       case 'try_statement':
         this.tryStatement(node, scope);
         return;
+      case 'if_statement':
+        this.ifStatement(node, scope);
+        return;
+      case 'assert_statement':
+        // `assert isinstance(x, T)`: from here on, x is a T.
+        if (scope.kind === 'function') this.narrowScope(scope, this.isinstanceTypes(node.namedChild(0), true));
+        this.blocksOf(node, scope, []);
+        return;
       case 'for_statement':
         this.bindPattern(node.childForFieldName('left'), scope);
         this.expr(node.childForFieldName('right'), scope);
@@ -79,6 +87,30 @@ export abstract class StatementWalker extends DefinitionWalker {
       default:
         this.blocksOf(node, scope, []);
     }
+  }
+
+  /**
+   * `if isinstance(x, T):` types x as a T in the body; `if not isinstance(x, T): raise …` (or
+   * `return`) as a T after it, which this flow-insensitive record takes for the whole function.
+   */
+  protected ifStatement(node: Node, scope: Scope): void {
+    const cond = node.childForFieldName('condition');
+    const body = node.childForFieldName('consequence');
+    this.expr(cond, scope);
+    if (body && scope.kind === 'function') {
+      const last = body.namedChildren.filter((c) => c && c.type !== 'comment').pop();
+      if (last && (last.type === 'raise_statement' || last.type === 'return_statement')) this.narrowScope(scope, this.isinstanceTypes(cond, false));
+      const types = this.isinstanceTypes(cond, true);
+      if (types.size) this.narrowing.push({ scope, types });
+      this.block(body, scope);
+      if (types.size) this.narrowing.pop();
+    } else if (body) this.block(body, scope);
+    this.blocksOf(node, scope, ['condition', 'consequence']);
+  }
+
+  /** Types narrowed for the rest of a function: its parameters and locals only. */
+  protected narrowScope(scope: Scope, types: Map<string, string>): void {
+    for (const [name, type] of types) if (scope.locals.has(name) && !scope.globals.has(name)) scope.types.set(name, type);
   }
 
   /** Compound statements (if/while/match/ERROR...): blocks as statements, the rest as expressions. */
