@@ -110,6 +110,7 @@ export class Graph {
     if (!before) w.files.set(file, module);
     const oldIds = new Set(before ? [...before.byQname.values()].map((e) => e.id) : []);
     const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
+    const oldReturns = new Map(before ? [...before.byQname.values()].map((e) => [e.id, e.returns ?? null]) : []);
     const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
     const rebased = ex.entities.filter((e) => e.kind === 'class' && oldBases.has(e.id) && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])).map((e) => e.id);
@@ -126,8 +127,9 @@ export class Graph {
     });
     if (rebased.length) for (const n of this.inheritedNames(rebased)) w.names.add(n);
     for (const e of ex.entities) {
-      // A new name may capture references elsewhere; a class whose bases moved changes lookups through it.
-      if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? []))) w.names.add(e.name);
+      // A new name may capture references elsewhere; a class whose bases moved changes lookups
+      // through it; a function or global whose type changed types the receivers named by it.
+      if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])) || oldReturns.get(e.id) !== (e.returns ?? null)) w.names.add(e.name);
     }
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
     for (const e of ex.entities) if (e.kind === 'class' && !oldIds.has(e.id)) w.types.add(e.name);
@@ -304,9 +306,10 @@ export class Graph {
       for (const name of [...names]) for (const local of this.store.aliasesOf(name)) names.add(lastSegment(local));
       for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
       for (const path of this.filesImporting(w.files)) for (const r of this.store.refsOfFile(path)) add(r);
-      if (w.types.size) {
+      if (w.types.size || w.names.size) {
+        // Receivers typed through a name that moved: `x = make(); x.run()`, a fixture `fixture:db`.
         const words = /\w+/g;
-        const typed = this.store.typedRefs().filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t)));
+        const typed = this.store.typedRefs().filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t) || names.has(t)));
         for (const r of this.store.refsByRid(typed.map((t) => t.rid))) add(r);
       }
     }

@@ -9,6 +9,8 @@ import { MODULE_VALUE } from '../languages/types';
 export const MAX_CANDIDATES = 5;
 const MAX_HOPS = 5;
 const MAX_NESTING = 12;
+/** Type expressions `fixture:NAME`: a parameter the test framework supplies by name. */
+const FIXTURE = 'fixture:';
 
 export interface Found {
   ents: Ent[];
@@ -127,11 +129,27 @@ export class NameLookup {
         return m ? this.typeOfEntity(m, depth) : [];
       });
     }
+    if (type.startsWith(FIXTURE)) return this.fixtureType(fs, from, type.slice(FIXTURE.length), depth);
     if ((segs[0] === 'self' || segs[0] === 'cls') && segs.length > 1) {
       const cls = this.enclosingClass(from);
       if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
     } else t = this.single(this.path(fs, from, type, true));
     return t ? this.typeOfEntity(t, depth) : [];
+  }
+
+  /**
+   * A parameter the test framework fills (`fixture:db`): the type of what fixture `db` gives —
+   * one in the test's own scope (defined or imported), else the nearest of the language's
+   * fixture files (pytest `conftest.py` up the folders) that defines it.
+   */
+  protected fixtureType(fs: FileSymbols, from: Ent, name: string, depth: number): Ent[] {
+    const own = this.single(this.path(fs, from, name, false));
+    if (own) return own.kind === 'function' ? this.typeOfEntity(own, depth) : [];
+    for (const f of fs.language.fixtureScopes?.(fs.file) ?? []) {
+      const e = this.model.files.get(f)?.byQname.get(name);
+      if (e) return e.kind === 'function' ? this.typeOfEntity(e, depth) : [];
+    }
+    return [];
   }
 
   /** The classes a value named by entity `t` may be instances of. */

@@ -230,4 +230,11 @@ export interface LanguageSupport {
    * for src layouts). Default: the name only.
    */
   moduleKeys?(module: string): string[];
+  /**
+   * Files whose top-level functions supply a test function's parameters by name (pytest
+   * fixtures in `conftest.py` files), nearest first. A parameter the extractor types as
+   * `fixture:NAME` has the type of what fixture NAME returns: one in the test's own scope
+   * (defined or imported), else the first of these files that defines it.
+   */
+  fixtureScopes?(file: string): string[];
 }

@@ -7,6 +7,8 @@ import { dotted, headerText, typeName } from './text';
 import { ExtractorBase } from './base';
 import { span } from './base';
 
+const FIXTURE_DECORATOR = /^(?:pytest\.|pytest_asyncio\.)?fixture\b/;
+
 export abstract class DefinitionWalker extends ExtractorBase {
   protected definition(node: Node, scope: Scope, decorators: Node[], outer: Node): void {
     const isClass = node.type === 'class_definition';
@@ -85,6 +87,10 @@ export abstract class DefinitionWalker extends ExtractorBase {
   protected parameters(node: Node, ent: ExtractedEntity, decorators: string[], outer: Scope, inner: Scope): void {
     const params = node.childForFieldName('parameters');
     let first = true;
+    // pytest passes a test's (and a fixture's) plain parameters by fixture name.
+    inner.fixture = decorators.some((d) => FIXTURE_DECORATOR.test(d));
+    const inTestClass = outer.kind === 'class' && outer.ent.name.startsWith('Test');
+    const testLike = inner.fixture || (ent.name.startsWith('test') && (outer.kind === 'module' || inTestClass));
     for (const p of params?.namedChildren ?? []) {
       if (!p) continue;
       let name: string | null = null;
@@ -116,6 +122,7 @@ export abstract class DefinitionWalker extends ExtractorBase {
         default:
           break;
       }
+      if (name && !type && testLike && !(first && ent.kind === 'method') && p.type === 'identifier') type = `fixture:${name}`;
       if (name) {
         inner.locals.add(name);
         if (type) setType(inner, name, type);

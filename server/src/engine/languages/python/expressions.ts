@@ -47,6 +47,13 @@ export abstract class ExpressionWalker extends StatementWalker {
         this.expr(node.childForFieldName('body'), scope);
         return;
       }
+      case 'yield': {
+        // A fixture's value is what it yields.
+        const value = node.namedChild(0);
+        if (scope.fixture && value && value.type !== 'none') scope.returns.push(...this.sources(value));
+        this.expr(value, scope);
+        return;
+      }
       case 'named_expression': {
         const n = node.childForFieldName('name');
         if (n) scope.locals.add(this.text(n));

@@ -1,7 +1,7 @@
 // Python, registered in ../registry.ts.
 import type { LanguageSupport } from '../types';
 import { extractPython, type PythonReuse } from './extract';
-import { absoluteModule, BUILTINS, EXCEPTION_BASES, handlerCatches, isPropertyGetter, moduleKeys, moduleName } from './names';
+import { absoluteModule, BUILTINS, EXCEPTION_BASES, fixtureScopes, handlerCatches, isPropertyGetter, moduleKeys, moduleName } from './names';
 import { skeletonPython } from './skeleton';
 
 export const python: LanguageSupport = {
@@ -21,4 +21,5 @@ export const python: LanguageSupport = {
   rootClass: 'object',
   isPropertyGetter,
   moduleKeys,
+  fixtureScopes,
 };

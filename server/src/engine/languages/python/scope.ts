@@ -20,8 +20,10 @@ export interface Scope {
   clsName: string | null;
   /** Identifiers seen in the body, for lexical search. */
   words: Set<string>;
-  /** What the function's `return` statements return, for its inferred return type. */
+  /** What the function's `return` statements return (a fixture's `yield`s too), for its inferred return type. */
   returns: Array<{ call: string } | { name: string } | { other: true }>;
+  /** A pytest fixture: what it yields is its value. */
+  fixture?: boolean;
 }
 
 export type Binding =
