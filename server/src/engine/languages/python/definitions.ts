@@ -3,7 +3,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { CodeKind, ExtractedEntity } from '../types';
 import { newScope, setType, type Scope } from './scope';
-import { dotted, headerText, typeName } from './text';
+import { dotted, elementTypeName, headerText, typeName } from './text';
 import { ExtractorBase } from './base';
 import { span } from './base';
 
@@ -95,6 +95,7 @@ export abstract class DefinitionWalker extends ExtractorBase {
       if (!p) continue;
       let name: string | null = null;
       let type: string | null = null;
+      let elem: string | null = null;
       switch (p.type) {
         case 'identifier':
           name = this.text(p);
@@ -102,6 +103,7 @@ export abstract class DefinitionWalker extends ExtractorBase {
         case 'typed_parameter':
           name = p.namedChild(0)?.type === 'identifier' ? this.text(p.namedChild(0)!) : null;
           type = typeName(p.childForFieldName('type'), this.source);
+          elem = elementTypeName(p.childForFieldName('type'), this.source);
           if (!name) this.bindPattern(p.namedChild(0), inner);
           break;
         case 'default_parameter':
@@ -112,6 +114,7 @@ export abstract class DefinitionWalker extends ExtractorBase {
           // Unannotated, a parameter has the type of its default (`policy=compat32`,
           // `repo=Repo()`); `None` says nothing.
           type = typeName(p.childForFieldName('type'), this.source) ?? this.defaultType(value);
+          elem = elementTypeName(p.childForFieldName('type'), this.source);
           this.expr(value, outer);
           break;
         }
@@ -126,6 +129,7 @@ export abstract class DefinitionWalker extends ExtractorBase {
       if (name) {
         inner.locals.add(name);
         if (type) setType(inner, name, type);
+        if (elem) inner.elems.set(name, elem);
         if (first && ent.kind === 'method') {
           const isStatic = decorators.includes('staticmethod');
           const isClassMethod = decorators.includes('classmethod') || ['__new__', '__init_subclass__', '__class_getitem__'].includes(ent.name);

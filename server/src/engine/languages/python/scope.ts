@@ -15,6 +15,8 @@ export interface Scope {
   globals: Set<string>;
   /** Local name → type expression (`x = Repo()`, `x: Repo`, `with Repo() as x`); '' when conflicting. */
   types: Map<string, string>;
+  /** Local name → type of its elements (`xs: list[Repo]`), for `for x in xs`. */
+  elems: Map<string, string>;
   /** First parameter of a method: `self`; of a classmethod: `cls` (in clsName). */
   selfName: string | null;
   clsName: string | null;
@@ -42,6 +44,7 @@ export function newScope(ent: ExtractedEntity, kind: Scope['kind'], parent: Scop
     locals: new Set(),
     globals: new Set(),
     types: new Map(),
+    elems: new Map(),
     selfName: null,
     clsName: null,
     words: new Set(),

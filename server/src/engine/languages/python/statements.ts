@@ -2,7 +2,7 @@
 import type { Node } from 'web-tree-sitter';
 import { entityId } from '../../../../../protocol';
 import { bindName, setType, type Scope } from './scope';
-import { dotted, typeName } from './text';
+import { dotted, elementTypeName, typeName } from './text';
 import { DefinitionWalker } from './definitions';
 import { headOf } from './base';
 
@@ -66,11 +66,19 @@ export abstract class StatementWalker extends DefinitionWalker {
         if (scope.kind === 'function') this.narrowScope(scope, this.isinstanceTypes(node.namedChild(0), true));
         this.blocksOf(node, scope, []);
         return;
-      case 'for_statement':
-        this.bindPattern(node.childForFieldName('left'), scope);
-        this.expr(node.childForFieldName('right'), scope);
+      case 'for_statement': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        this.bindPattern(left, scope);
+        // `for x in xs` over `xs: list[Repo]`: x is a Repo.
+        if (left?.type === 'identifier' && right?.type === 'identifier' && scope.kind === 'function') {
+          const elem = scope.elems.get(this.text(right));
+          if (elem) setType(scope, this.text(left), elem);
+        }
+        this.expr(right, scope);
         this.blocksOf(node, scope, ['left', 'right']);
         return;
+      }
       case 'with_statement':
         for (const c of node.namedChildren) {
           if (!c) continue;
@@ -152,6 +160,8 @@ export abstract class StatementWalker extends DefinitionWalker {
     else this.expr(right, scope);
     if (!left) return;
     const rightType = typeName(annotation, this.source) ?? this.valueType(right, scope);
+    const elem = elementTypeName(annotation, this.source);
+    if (elem && left.type === 'identifier' && scope.kind === 'function') scope.elems.set(this.text(left), elem);
     this.mutationTarget(left, scope, rightType, false);
     if (scope.kind === 'module' && left.type === 'identifier') {
       // What a module global is, for other files: another name, or an instance built by a call.
