@@ -16,6 +16,7 @@ import { PyrightClient } from './pyright/lsp-client';
 import { callersOf, readNsccnSide } from './pyright/nsccn-side';
 import { callShape } from './pyright/shape';
 import { causesText, dropsText, metricsTable } from './pyright/report';
+import { recallByReceiver, receiverTable, type ReceiverRecall } from './pyright/receivers';
 import { copyStdlibPackages, DEFAULT_PACKAGES } from './pyright/stdlib-workspace';
 
 export interface CallsEvalOptions {
@@ -58,6 +59,8 @@ export interface CallsEvalResult {
   /** As overall, without pyright's property-read edges (reads of @property, not calls). */
   overallCallsOnly: Metrics;
   perPackage: Record<string, Metrics>;
+  /** Recall of call edges by the shape of the receiver at the first site. */
+  byReceiver: ReceiverRecall[];
   causes: Classification;
   index: {
     files: number;
@@ -152,6 +155,7 @@ export async function runCallsEval(opts: CallsEvalOptions = {}): Promise<CallsEv
       overall: metrics(cmp),
       overallCallsOnly: metrics(cmp, () => true, true),
       perPackage,
+      byReceiver: recallByReceiver(cmp, { lines, signature: (id) => side.signatures.get(id) }),
       causes,
       index: {
         files: stats.files,
@@ -195,6 +199,8 @@ export function formatCallsReport(r: CallsEvalResult, topCauses: number): string
     `"calls only" leaves out pyright's property reads (it reports reading a @property as a call of its getter).`,
     '',
     metricsTable(rows),
+    '',
+    receiverTable(r.byReceiver),
     '',
     `callers asked: ${r.callers.functionsAndMethods}; pyright had no item for ${r.callers.notPrepared}, answered for another def of the same name for ${r.callers.answeredElsewhere} (setters, conditional defs), failed for ${r.callers.failed}: those count on neither side`,
     dropsText(r.dropped, r.reattributedSites),

@@ -9,6 +9,8 @@ import { MODULE_VALUE } from '../languages/types';
 export const MAX_CANDIDATES = 5;
 const MAX_HOPS = 5;
 const MAX_NESTING = 12;
+/** Type expressions `param:QNAME:INDEX:NAME`: a parameter typed by what its callers pass. */
+const PARAM = 'param:';
 /** Type expressions `fixture:NAME`: a parameter the test framework supplies by name. */
 const FIXTURE = 'fixture:';
 
@@ -25,6 +27,10 @@ export class NameLookup {
   /** How deep type and alias lookups are nested: code like `x = x.copy()` must not recurse forever. */
   protected nesting = 0;
   protected cacheGen = -1;
+  /** `param:` types by nesting and depth (results cut by those limits stay keyed apart). */
+  protected paramCache = new Map<string, Ent[]>();
+  /** Class name → names of the classes whose bases name it (by last segment), per generation. */
+  protected subclassIndex: Map<string, string[]> | null = null;
 
   constructor(protected readonly model: SymbolModel) {}
 
@@ -33,6 +39,8 @@ export class NameLookup {
     if (this.cacheGen === this.model.generation) return;
     this.mroCache.clear();
     this.typeCache.clear();
+    this.paramCache.clear();
+    this.subclassIndex = null;
     this.cacheGen = this.model.generation;
   }
 
@@ -130,6 +138,7 @@ export class NameLookup {
       });
     }
     if (type.startsWith(FIXTURE)) return this.fixtureType(fs, from, type.slice(FIXTURE.length), depth);
+    if (type.startsWith(PARAM)) return this.paramType(fs, type, depth);
     if ((segs[0] === 'self' || segs[0] === 'cls') && segs.length > 1) {
       const cls = this.enclosingClass(from);
       if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
@@ -150,6 +159,76 @@ export class NameLookup {
       if (e) return e.kind === 'function' ? this.typeOfEntity(e, depth) : [];
     }
     return [];
+  }
+
+  /**
+   * A parameter without annotation (`param:Service.__init__:0:repo`, the function's qualified
+   * name in this file, the argument position or -1 for keyword-only, the name): the class
+   * every call site in the workspace passes for it. A site that passes something of unknown
+   * type, or another class, or reaches the function only as one of several candidates, leaves
+   * it unknown; sites that leave the parameter to its default do not count.
+   */
+  protected paramType(fs: FileSymbols, type: string, depth: number): Ent[] {
+    const key = `${fs.file}\0${type}\0${this.nesting}\0${depth}`;
+    const hit = this.paramCache.get(key);
+    if (hit) return hit;
+    const out = this.paramTypeOf(fs, type, depth);
+    this.paramCache.set(key, out);
+    return out;
+  }
+
+  protected paramTypeOf(fs: FileSymbols, type: string, depth: number): Ent[] {
+    const [, qname, pos, name] = type.split(':');
+    const fn = fs.byQname.get(qname);
+    if (!fn || (fn.kind !== 'function' && fn.kind !== 'method') || fs.dupes.has(qname)) return [];
+    const index = Number(pos);
+    // A constructor is called by its class's name, and by its subclasses' that inherit it.
+    const cls = fn.name === fs.language.constructorName && fn.parent ? this.model.byId.get(fn.parent) : undefined;
+    // (`super().__init__(x)` by its own name.)
+    const names = cls?.kind === 'class' ? [...this.subclassNamesOf(cls.name), fn.name] : [fn.name];
+    let agreed: Ent | undefined;
+    for (const n of names) {
+      for (const site of this.model.callsNamed(n)) {
+        const sfs = this.model.files.get(site.file);
+        const sfrom = this.model.byId.get(site.from);
+        if (!sfs || !sfrom) continue;
+        const found = this.withReceiver(sfs, sfrom, { file: site.file, source: site.from, relation: 'CALLS', target: site.target, receiver: site.receiver, rtype: site.rtype, configKind: null, catches: null });
+        const hits = found.ents.map((e) => (e.kind === 'class' ? this.constructorOf(e) : e));
+        if (!hits.includes(fn)) continue;
+        if (hits.length > 1 || site.args.includes('*')) return [];
+        // `Base.method(self, x)` passes the instance first: positions do not line up.
+        if (fn.kind === 'method' && site.receiver === null && found.ents[0]?.kind !== 'class') return [];
+        const keyword = site.args.find((a) => a.startsWith(`${name}=`));
+        const positional = site.args.filter((a) => !/^\w+=/.test(a));
+        const arg = keyword !== undefined ? keyword.slice(name.length + 1) : index >= 0 ? positional[index] : undefined;
+        if (arg === undefined) continue; // left to its default
+        if (!arg) return [];
+        const classes = this.typeClasses(sfs, sfrom, arg, depth + 1);
+        if (classes.length !== 1 || (agreed && agreed !== classes[0])) return [];
+        agreed = classes[0];
+      }
+    }
+    return agreed ? [agreed] : [];
+  }
+
+  /** `name` and the names of the classes that inherit from a class so named, transitively. */
+  protected subclassNamesOf(name: string): string[] {
+    if (!this.subclassIndex) {
+      const idx = new Map<string, string[]>();
+      for (const e of this.model.byId.values()) {
+        if (e.kind !== 'class') continue;
+        for (const b of e.bases ?? []) {
+          const k = b.slice(b.lastIndexOf('.') + 1);
+          const l = idx.get(k);
+          if (l) l.push(e.name);
+          else idx.set(k, [e.name]);
+        }
+      }
+      this.subclassIndex = idx;
+    }
+    const out = [name];
+    for (let i = 0; i < out.length && out.length < 50; i++) for (const s of this.subclassIndex.get(out[i]) ?? []) if (!out.includes(s)) out.push(s);
+    return out;
   }
 
   /** The classes a value named by entity `t` may be instances of. */

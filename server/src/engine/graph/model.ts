@@ -2,6 +2,7 @@
 // name, its import bindings and attribute types; across files, modules by dotted name and
 // top-level names. Built once from the store, then kept current file by file.
 import type { LanguageSupport, ProjectFiles } from '../languages/types';
+import { lastSegment } from '../dotted';
 
 export interface Ent {
   id: string;
@@ -42,6 +43,18 @@ export interface FileSymbols {
   stars: Binding[];
   /** class id → attribute → type expression */
   attrTypes: Map<string, Map<string, string>>;
+  /** Argument types at this file's call sites. */
+  calls: CallSite[];
+}
+
+/** A call site's argument types (`CallArgs` of languages/types.ts), as the model keeps it. */
+export interface CallSite {
+  file: string;
+  from: string;
+  target: string;
+  receiver: string | null;
+  rtype: string | null;
+  args: string[];
 }
 
 export interface FileInput {
@@ -51,6 +64,7 @@ export interface FileInput {
   entities: Ent[];
   bindings: Array<{ from: string; local: string | null; module: string; member: string | null }>;
   attrTypes: Array<{ cls: string; attr: string; type: string }>;
+  calls?: Array<Omit<CallSite, 'file'>>;
 }
 
 const TOP_KINDS = new Set(['function', 'class', 'interface', 'enum', 'namespace']);
@@ -62,6 +76,8 @@ export class SymbolModel {
   private readonly modules = new Map<string, Set<string>>();
   /** Top-level function/class name → entities, across the workspace. */
   private readonly topByName = new Map<string, Set<Ent>>();
+  /** Last segment of a callee → call sites with argument types. */
+  private readonly callsByName = new Map<string, Set<CallSite>>();
   /** Directory → its files. */
   private readonly dirs = new Map<string, Set<string>>();
   /** Bumped on every change: caches keyed on it (MROs) drop themselves. */
@@ -104,7 +120,9 @@ export class SymbolModel {
       else byLocal.set(b.local, [b]);
     }
     const stars = bindings.filter((b) => b.member === '*');
-    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes });
+    const calls = (input.calls ?? []).map((c) => ({ ...c, file: input.file }));
+    for (const c of calls) addTo(this.callsByName, lastSegment(c.target), c);
+    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes, calls });
     if (input.module) for (const key of moduleKeys(input.language, input.module)) addTo(this.modules, key, input.file);
     addTo(this.dirs, dirOf(input.file), input.file);
     this.generation++;
@@ -121,6 +139,7 @@ export class SymbolModel {
     }
     if (fs.module) for (const key of moduleKeys(fs.language, fs.module)) removeFrom(this.modules, key, file);
     removeFrom(this.dirs, dirOf(file), file);
+    for (const c of fs.calls) removeFrom(this.callsByName, lastSegment(c.target), c);
     this.files.delete(file);
     this.generation++;
   }
@@ -135,6 +154,11 @@ export class SymbolModel {
 
   moduleEntity(file: string): Ent | undefined {
     return this.files.get(file)?.moduleEnt;
+  }
+
+  /** Call sites (with argument types) whose callee's last segment is `name`. */
+  callsNamed(name: string): CallSite[] {
+    return [...(this.callsByName.get(name) ?? [])];
   }
 
   topLevelNamed(name: string): Ent[] {

@@ -3,7 +3,7 @@
 // is layered on top: definitions.ts → statements.ts → expressions.ts → extract.ts.
 import type { Node } from 'web-tree-sitter';
 import { entityId } from '../../../../../protocol';
-import type { AttrType, CodeKind, ExtractedEntity, ImportBinding, RawRef, Span } from '../types';
+import type { AttrType, CallArgs, CodeKind, ExtractedEntity, ImportBinding, RawRef, Span } from '../types';
 import { bindName, type Scope } from './scope';
 import { docstringText, dotted } from './text';
 
@@ -34,6 +34,8 @@ export interface Pending {
   section: number;
   /** Set for a call on the result of calling `path`: the method called on it. */
   member?: string;
+  /** CALLS: argument type expressions as written (`CallArgs.args`), when the call passes any. */
+  args?: string[];
   /** Names narrowed by an enclosing `if isinstance(x, T):` of the same scope: name → type. */
   narrow?: Map<string, string>;
 }
@@ -47,6 +49,7 @@ export interface Section {
   members: ExtractedEntity[];
   refs: RawRef[];
   attrTypes: AttrType[];
+  callArgs: CallArgs[];
   reusable: boolean;
 }
 
@@ -76,6 +79,8 @@ export abstract class ExtractorBase {
   protected readonly refs: RawRef[] = [];
   protected readonly imports: ImportBinding[] = [];
   protected readonly attrTypes: AttrType[] = [];
+  /** Argument types at call sites, decided with the references at the end of the file. */
+  protected readonly callArgs: CallArgs[] = [];
   /** Attribute types recorded in this walk, with the scope their type expression is written in. */
   protected readonly attrScopes: Array<{ a: AttrType; scope: Scope }> = [];
   protected readonly pending: Pending[] = [];
@@ -203,6 +208,20 @@ export abstract class ExtractorBase {
     }
     types.delete('');
     return types.size && types.size <= 3 ? [...types].join('|') : null;
+  }
+
+  /** The type expressions of a call's arguments (`CallArgs.args`); undefined when it passes none. */
+  protected argTypes(args: Node | null, scope: Scope): string[] | undefined {
+    const out: string[] = [];
+    for (const a of args?.namedChildren ?? []) {
+      if (!a || a.type === 'comment') continue;
+      if (a.type === 'list_splat' || a.type === 'dictionary_splat') out.push('*');
+      else if (a.type === 'keyword_argument') {
+        const n = a.childForFieldName('name');
+        if (n) out.push(`${this.text(n)}=${this.valueType(a.childForFieldName('value'), scope) ?? ''}`);
+      } else out.push(this.valueType(a, scope) ?? '');
+    }
+    return out.length ? out : undefined;
   }
 
   protected typableName(name: string, scope: Scope): boolean {

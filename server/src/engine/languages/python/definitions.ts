@@ -87,6 +87,9 @@ export abstract class DefinitionWalker extends ExtractorBase {
   protected parameters(node: Node, ent: ExtractedEntity, decorators: string[], outer: Scope, inner: Scope): void {
     const params = node.childForFieldName('parameters');
     let first = true;
+    /** Position among the arguments a call passes (the instance not counted), until `*`. */
+    let position = 0;
+    let keywordOnly = false;
     // pytest passes a test's (and a fixture's) plain parameters by fixture name.
     inner.fixture = decorators.some((d) => FIXTURE_DECORATOR.test(d));
     const inTestClass = outer.kind === 'class' && outer.ent.name.startsWith('Test');
@@ -139,6 +142,13 @@ export abstract class DefinitionWalker extends ExtractorBase {
           else if (!isStatic && (name === 'self' || decorators.length > 0)) inner.selfName = name;
         }
       }
+      const selfish = first && !!name && (inner.selfName === name || inner.clsName === name);
+      // Plain, it takes the type every caller passes (resolved by the graph from call sites).
+      if (name && !type && !selfish && (p.type === 'identifier' || p.type === 'default_parameter') && !inner.types.has(name)) {
+        setType(inner, name, `param:${ent.qname}:${keywordOnly ? -1 : position}:${name}`);
+      }
+      if (p.type === 'list_splat_pattern' || p.type === 'keyword_separator' || p.type === 'dictionary_splat_pattern') keywordOnly = true;
+      else if (name && !selfish) position++;
       if (p.type !== 'keyword_separator' && p.type !== 'positional_separator') first = false;
     }
   }

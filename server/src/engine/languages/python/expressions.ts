@@ -150,6 +150,7 @@ export abstract class ExpressionWalker extends StatementWalker {
           if (MUTATORS.has(method)) this.containerMutation(fn.childForFieldName('object')!, node, scope);
         }
         this.defer(scope, 'CALLS', path, nameNode);
+        this.pending[this.pending.length - 1].args = this.argTypes(args, scope);
         return;
       }
       if (fn.type === 'attribute') {
@@ -161,7 +162,10 @@ export abstract class ExpressionWalker extends StatementWalker {
           const isSuper = obj?.type === 'call' && obj.childForFieldName('function')?.type === 'identifier' && this.text(obj.childForFieldName('function')!) === 'super';
           // `Parser(...).parse()`, `self.loop().stop()`: the receiver is what that call returns.
           const made = !isSuper ? this.constructed(obj) : null;
-          if (made) this.deferTyped(scope, made, member, attr);
+          if (made) {
+            this.deferTyped(scope, made, member, attr);
+            this.pending[this.pending.length - 1].args = this.argTypes(args, scope);
+          }
           else this.refs.push({ from: scope.ent.id, relation: 'CALLS', target: member, receiver: isSuper ? { kind: 'super' } : { kind: 'expr' }, span: span(attr), catches: this.catches() });
           if (isSuper) {
             this.expr(obj!.childForFieldName('arguments'), scope);

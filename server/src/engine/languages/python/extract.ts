@@ -4,7 +4,7 @@
 // of its local names (Python decides locality by any assignment in the function).
 import type { Node, Tree } from 'web-tree-sitter';
 import { entityId } from '../../../../../protocol';
-import type { ExtractedEntity, FileExtraction, RawRef, Span } from '../types';
+import type { CallArgs, ExtractedEntity, FileExtraction, RawRef, Span } from '../types';
 import { moduleName } from './names';
 import { bindName, newScope, type Binding, type Scope } from './scope';
 import { cleandoc } from './text';
@@ -82,6 +82,7 @@ export class PythonExtractor extends ExpressionWalker {
       refs: this.refs,
       imports: this.imports,
       attrTypes: this.attrTypes.filter((a) => a.type),
+      ...(this.callArgs.length ? { callArgs: this.callArgs } : {}),
       syntaxErrors,
     };
   }
@@ -93,7 +94,7 @@ export class PythonExtractor extends ExpressionWalker {
   }
 
   protected walkSection(node: Node, text: string): void {
-    const sec: Section = { text, row: node.startPosition.row, column: node.startPosition.column, entities: [], members: [], refs: [], attrTypes: [], reusable: true };
+    const sec: Section = { text, row: node.startPosition.row, column: node.startPosition.column, entities: [], members: [], refs: [], attrTypes: [], callArgs: [], reusable: true };
     const marks = { e: this.entities.length, m: this.members.length, r: this.refs.length, a: this.attrTypes.length, i: this.imports.length };
     this.section = this.sections.length;
     this.sections.push(sec);
@@ -110,7 +111,7 @@ export class PythonExtractor extends ExpressionWalker {
   /** Puts a previous section's output in, moved `delta` rows. */
   protected replay(old: Section, delta: number): void {
     const move = <T extends { span: Span }>(x: T): T => (delta ? { ...x, span: shift(x.span, delta) } : { ...x });
-    const sec: Section = { ...old, row: old.row + delta, entities: [], members: [], refs: [], attrTypes: old.attrTypes };
+    const sec: Section = { ...old, row: old.row + delta, entities: [], members: [], refs: [], attrTypes: old.attrTypes, callArgs: old.callArgs };
     sec.entities = old.entities.map((e) => ({ ...move(e), nameSpan: delta ? shift(e.nameSpan, delta) : e.nameSpan }));
     sec.members = old.members.map((e) => ({ ...move(e), nameSpan: delta ? shift(e.nameSpan, delta) : e.nameSpan }));
     sec.refs = old.refs.map(move);
@@ -120,6 +121,7 @@ export class PythonExtractor extends ExpressionWalker {
     this.members.push(...sec.members);
     this.refs.push(...sec.refs);
     this.attrTypes.push(...sec.attrTypes);
+    this.callArgs.push(...sec.callArgs);
     this.sections.push(sec);
   }
 
@@ -133,6 +135,19 @@ export class PythonExtractor extends ExpressionWalker {
     const emit = (p: Pending, ref: RawRef) => {
       this.refs.push(ref);
       if (p.section >= 0) this.sections[p.section].refs.push(ref);
+      if (p.args && ref.relation === 'CALLS' && !ref.access) {
+        const args = p.args.map((a) => {
+          if (a === '*' || a === '') return a;
+          const eq = /^(\w+)=/.exec(a);
+          const t = eq ? a.slice(eq[0].length) : a;
+          const canon = t ? this.canonicalType(p.scope, t) ?? '' : '';
+          return eq ? `${eq[1]}=${canon}` : canon;
+        });
+        const c: CallArgs = { from: ref.from, target: ref.target, args };
+        if (ref.receiver) c.receiver = ref.receiver;
+        this.callArgs.push(c);
+        if (p.section >= 0) this.sections[p.section].callArgs.push(c);
+      }
     };
     for (const p of this.pending) {
       const segs = p.path.split('.');
@@ -160,7 +175,9 @@ export class PythonExtractor extends ExpressionWalker {
         // itself assigns (those are data, not properties).
         if (b.kind === 'self' && rest && !(segs.length === 2 && this.memberIds.has(entityId('attr', this.file, `${b.scope.ent.qname}.${rest}`)))) {
           emit(p, { ...base, target: rest, receiver: { kind: 'self' }, access: true });
-        } else if (b.kind === 'typed' && rest) {
+        } else if (b.kind === 'typed' && rest && !b.type.startsWith('param:')) {
+          // (Not through parameters typed by their callers: reading their attributes is too
+          // common to keep a reference for each on the chance of a property.)
           const type = this.canonicalType(p.scope, b.type);
           if (type) emit(p, { ...base, target: rest, receiver: { kind: 'typed', type }, access: true });
         }

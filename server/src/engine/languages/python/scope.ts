@@ -90,14 +90,19 @@ export function setType(scope: Scope, name: string, type: string | null): void {
   if (!type) return;
   const prev = scope.types.get(name);
   if (prev === '') return;
-  if (/^[^.(|]*/.exec(type)![0] === name) {
+  // `x = x or Default()`: the name itself is its previous value; `x = x.copy()` is unknown.
+  const alts = type.split('|');
+  const own = alts.filter((a) => /^[^.(]*/.exec(a)![0] === name);
+  if (own.some((a) => a !== name)) {
     scope.types.set(name, '');
     return;
   }
+  type = alts.filter((a) => a !== name).join('|');
+  if (!type) return;
   if (prev === undefined) {
     scope.types.set(name, type);
     return;
   }
-  const alts = new Set([...prev.split('|'), ...type.split('|')]);
-  scope.types.set(name, alts.size > 3 ? '' : [...alts].join('|'));
+  const merged = new Set([...prev.split('|'), ...type.split('|')]);
+  scope.types.set(name, merged.size > 3 ? '' : [...merged].join('|'));
 }
