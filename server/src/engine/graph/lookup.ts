@@ -23,7 +23,13 @@ const NOT_FOUND: Found = { ents: [], ambiguous: false };
 export class NameLookup {
   protected mroCache = new Map<string, { mro: Ent[]; open: boolean }>();
   /** `scope id \0 type expression` → the classes it names, for outermost lookups. */
-  protected typeCache = new Map<string, Ent[]>();
+  protected typeCache = new Map<string, { ents: Ent[]; inferred: boolean }>();
+  /**
+   * Set when a lookup went through a parameter typed by its callers (`param:`): true of the
+   * workspace as it is, not of every caller the function may have, so such edges are marked
+   * ambiguous. Reset per reference by the resolver.
+   */
+  protected inferred = false;
   /** How deep type and alias lookups are nested: code like `x = x.copy()` must not recurse forever. */
   protected nesting = 0;
   protected cacheGen = -1;
@@ -112,16 +118,22 @@ export class NameLookup {
     const key = outermost ? `${from.id}\0${type}` : '';
     if (outermost) {
       const hit = this.typeCache.get(key);
-      if (hit !== undefined) return hit;
+      if (hit !== undefined) {
+        if (hit.inferred) this.inferred = true;
+        return hit.ents;
+      }
     }
+    const before = this.inferred;
+    this.inferred = false;
     this.nesting++;
     try {
       const found: Ent[] = [];
       for (const alt of type.split('|')) for (const c of this.typeClassOf(fs, from, alt, depth)) if (!found.includes(c)) found.push(c);
       const out = found.slice(0, MAX_CANDIDATES);
-      if (outermost) this.typeCache.set(key, out);
+      if (outermost) this.typeCache.set(key, { ents: out, inferred: this.inferred });
       return out;
     } finally {
+      this.inferred ||= before;
       this.nesting--;
     }
   }
@@ -170,10 +182,9 @@ export class NameLookup {
    */
   protected paramType(fs: FileSymbols, type: string, depth: number): Ent[] {
     const key = `${fs.file}\0${type}\0${this.nesting}\0${depth}`;
-    const hit = this.paramCache.get(key);
-    if (hit) return hit;
-    const out = this.paramTypeOf(fs, type, depth);
+    const out = this.paramCache.get(key) ?? this.paramTypeOf(fs, type, depth);
     this.paramCache.set(key, out);
+    if (out.length) this.inferred = true;
     return out;
   }
 
