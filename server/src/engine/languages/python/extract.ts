@@ -135,7 +135,8 @@ export class PythonExtractor extends ExpressionWalker {
     const emit = (p: Pending, ref: RawRef) => {
       this.refs.push(ref);
       if (p.section >= 0) this.sections[p.section].refs.push(ref);
-      if (p.args && ref.relation === 'CALLS' && !ref.access) {
+      // A call on an expression of unknown type never reaches a workspace function: no record.
+      if (p.args && ref.relation === 'CALLS' && !ref.access && ref.receiver?.kind !== 'expr') {
         const args = p.args.map((a) => {
           if (a === '*' || a === '') return a;
           const eq = /^(\w+)=/.exec(a);
