@@ -104,7 +104,10 @@ export class SymbolModel {
     for (const a of input.attrTypes) {
       let m = attrTypes.get(a.cls);
       if (!m) attrTypes.set(a.cls, (m = new Map()));
-      if (!m.has(a.attr)) m.set(a.attr, a.type);
+      // An attribute assigned several types holds them as alternatives (`A|B`, at most three).
+      const prev = m.get(a.attr);
+      const alts = prev === undefined ? [a.type] : [...new Set([...prev.split('|'), ...a.type.split('|')])];
+      if (alts.length <= 3) m.set(a.attr, alts.join('|'));
     }
     const bindings = input.bindings.map((b) => ({
       scope: moduleEnt && b.from !== moduleEnt.id ? b.from : null,
