@@ -34,8 +34,8 @@ export interface Pending {
   section: number;
   /** Set for a call on the result of calling `path`: the method called on it. */
   member?: string;
-  /** CALLS: argument type expressions as written (`CallArgs.args`), when the call passes any. */
-  args?: string[];
+  /** CALLS: the call's argument list, typed at the end (`CallArgs.args`) if the call is kept. */
+  args?: Node;
   /** Names narrowed by an enclosing `if isinstance(x, T):` of the same scope: name → type. */
   narrow?: Map<string, string>;
 }

@@ -150,7 +150,7 @@ export abstract class ExpressionWalker extends StatementWalker {
           if (MUTATORS.has(method)) this.containerMutation(fn.childForFieldName('object')!, node, scope);
         }
         this.defer(scope, 'CALLS', path, nameNode);
-        this.pending[this.pending.length - 1].args = this.argTypes(args, scope);
+        if (args) this.pending[this.pending.length - 1].args = args;
         return;
       }
       if (fn.type === 'attribute') {
@@ -164,7 +164,7 @@ export abstract class ExpressionWalker extends StatementWalker {
           const made = !isSuper ? this.constructed(obj) : null;
           if (made) {
             this.deferTyped(scope, made, member, attr);
-            this.pending[this.pending.length - 1].args = this.argTypes(args, scope);
+            if (args) this.pending[this.pending.length - 1].args = args;
           }
           else this.refs.push({ from: scope.ent.id, relation: 'CALLS', target: member, receiver: isSuper ? { kind: 'super' } : { kind: 'expr' }, span: span(attr), catches: this.catches() });
           if (isSuper) {

@@ -5,7 +5,7 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { entityId } from '../../../../../protocol';
 import type { CallArgs, ExtractedEntity, FileExtraction, RawRef, Span } from '../types';
-import { moduleName } from './names';
+import { BUILTINS, moduleName } from './names';
 import { bindName, newScope, type Binding, type Scope } from './scope';
 import { cleandoc } from './text';
 import { ExpressionWalker } from './expressions';
@@ -132,18 +132,24 @@ export class PythonExtractor extends ExpressionWalker {
   /** Decides receivers now that every scope knows its locals, and emits the refs. */
   protected finish(): void {
     const seenReads = new Set<string>();
+    // Names this file binds itself (a builtin shadowed by a def or an import is a call to it).
+    const ownNames = new Set<string>([...this.entities.map((e) => e.name), ...this.members.map((e) => e.name), ...this.imports.map((b) => b.local ?? '*')]);
+    if (ownNames.has('*')) for (const b of BUILTINS) ownNames.add(b);
     const emit = (p: Pending, ref: RawRef) => {
       this.refs.push(ref);
       if (p.section >= 0) this.sections[p.section].refs.push(ref);
-      // A call on an expression of unknown type never reaches a workspace function: no record.
-      if (p.args && ref.relation === 'CALLS' && !ref.access && ref.receiver?.kind !== 'expr') {
-        const args = p.args.map((a) => {
+      // A call on an expression of unknown type never reaches a workspace function, nor does a
+      // builtin this file neither defines nor imports: no record (most calls are one of them).
+      if (p.args && ref.relation === 'CALLS' && !ref.access && ref.receiver?.kind !== 'expr' && !(ref.receiver === undefined && BUILTINS.has(ref.target) && !ownNames.has(ref.target))) {
+        const raw = this.argTypes(p.args, p.scope);
+        const args = (raw ?? []).map((a) => {
           if (a === '*' || a === '') return a;
           const eq = /^(\w+)=/.exec(a);
           const t = eq ? a.slice(eq[0].length) : a;
           const canon = t ? this.canonicalType(p.scope, t) ?? '' : '';
           return eq ? `${eq[1]}=${canon}` : canon;
         });
+        if (!raw) return;
         const c: CallArgs = { from: ref.from, target: ref.target, args };
         if (ref.receiver) c.receiver = ref.receiver;
         this.callArgs.push(c);
