@@ -124,16 +124,25 @@ export class NameLookup {
       }
     }
     const before = this.inferred;
-    this.inferred = false;
+    let inferred = false;
     this.nesting++;
     try {
+      // A class some alternative names without a caller-typed parameter is certain.
       const found: Ent[] = [];
-      for (const alt of type.split('|')) for (const c of this.typeClassOf(fs, from, alt, depth)) if (!found.includes(c)) found.push(c);
+      const certain = new Set<Ent>();
+      for (const alt of type.split('|')) {
+        this.inferred = false;
+        for (const c of this.typeClassOf(fs, from, alt, depth)) {
+          if (!found.includes(c)) found.push(c);
+          if (!this.inferred) certain.add(c);
+        }
+      }
       const out = found.slice(0, MAX_CANDIDATES);
-      if (outermost) this.typeCache.set(key, { ents: out, inferred: this.inferred });
+      inferred = out.some((c) => !certain.has(c));
+      if (outermost) this.typeCache.set(key, { ents: out, inferred });
       return out;
     } finally {
-      this.inferred ||= before;
+      this.inferred = before || inferred;
       this.nesting--;
     }
   }
