@@ -14,6 +14,7 @@ import {
   type Pos,
 } from '../server/eval/pyright/compare';
 import { callShape, localOrigin, parameterNames } from '../server/eval/pyright/shape';
+import { RECEIVER_KINDS, recallByReceiver } from '../server/eval/pyright/receivers';
 
 const A = [
   'class Base:',
@@ -281,5 +282,17 @@ describe('call shapes', () => {
     expect(localOrigin(['    with open(p) as x:'], 'x')).toBe('loop');
     expect(localOrigin(['    x = y + 1'], 'x')).toBe('other');
     expect(localOrigin(['    xs = f()', '    x == 1'], 'x')).toBeNull();
+  });
+});
+
+describe('recall by receiver kind', () => {
+  test("each pyright call edge counts under its first site's receiver shape; property reads are left out", () => {
+    const index = new EntityIndex(ENTITIES, INHERITS);
+    const cmp = compareCalls(index, PYRIGHT, NSCCN, isCall);
+    const rows = recallByReceiver(cmp, { lines: (f) => SOURCES[f] ?? [], signature: (id) => (id === 'func:pkg/a.py:run' ? 'def run(cb, x=helper())' : undefined) });
+    const byKind = Object.fromEntries(rows.filter((r) => r.pyright).map((r) => [r.kind, [r.pyright, r.agreed]]));
+    // helper() in inner, Child(), Plain(): plain names, all agreed; cb.go(): a parameter, missed.
+    expect(byKind).toEqual({ 'plain name f()': [3, 3], 'parameter p.m()': [1, 0] });
+    expect(rows.map((r) => r.kind)).toEqual([...RECEIVER_KINDS]);
   });
 });

@@ -29,10 +29,6 @@ const KNOWN_BUGS: Record<string, string> = {
   // builtin names (KeyboardInterrupt, SystemExit, GeneratorExit), so a workspace class based on
   // BaseException reads as caught there.
   'error-baseexception-only': 'except Exception catches a workspace BaseException subclass',
-  // languages/python/expressions.ts types the receiver of `f().m()` by `constructed()`, which
-  // only knows a dotted callee: in `q.where().where().run()` the callee of the receiver is a
-  // call again, so `run` gets an `expr` receiver.
-  'return-type-chain': 'a call on a call on a call is unresolved (one level of chaining only)',
 };
 
 /** A function nothing calls, per source extension the samples use. */

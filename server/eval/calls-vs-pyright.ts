@@ -12,6 +12,7 @@ import type { Classification } from './pyright/classify';
 import { metrics, packageOf, type Drops, type Metrics } from './pyright/compare';
 import { measureCalls } from './pyright/measure';
 import { causesText, dropsText, metricsTable } from './pyright/report';
+import { receiverTable, type ReceiverRecall } from './pyright/receivers';
 import { copyStdlibPackages, DEFAULT_PACKAGES } from './pyright/stdlib-workspace';
 
 export interface CallsEvalOptions {
@@ -54,6 +55,8 @@ export interface CallsEvalResult {
   /** As overall, without pyright's property-read edges (reads of @property, not calls). */
   overallCallsOnly: Metrics;
   perPackage: Record<string, Metrics>;
+  /** Recall of call edges by the shape of the receiver at the first site. */
+  byReceiver: ReceiverRecall[];
   causes: Classification;
   index: {
     files: number;
@@ -111,6 +114,7 @@ export async function runCallsEval(opts: CallsEvalOptions = {}): Promise<CallsEv
       overall: metrics(cmp),
       overallCallsOnly: metrics(cmp, () => true, true),
       perPackage,
+      byReceiver: m.byReceiver,
       causes,
       index: {
         files: stats.files,
@@ -152,6 +156,8 @@ export function formatCallsReport(r: CallsEvalResult, topCauses: number): string
     `"calls only" leaves out pyright's property reads (it reports reading a @property as a call of its getter).`,
     '',
     metricsTable(rows),
+    '',
+    receiverTable(r.byReceiver),
     '',
     `callers asked: ${r.callers.functionsAndMethods}; pyright had no item for ${r.callers.notPrepared}, answered for another def of the same name for ${r.callers.answeredElsewhere} (setters, conditional defs), failed for ${r.callers.failed}: those count on neither side`,
     dropsText(r.dropped, r.reattributedSites),

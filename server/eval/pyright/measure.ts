@@ -5,6 +5,7 @@
 import { Engine } from '../../src/engine/engine';
 import type { StatsResponse } from '../../../protocol';
 import { classify, type Classification } from './classify';
+import { recallByReceiver, type ReceiverRecall } from './receivers';
 import { collectPyrightCalls, type Collected } from './collect';
 import { compareCalls, EntityIndex, type Comparison, type Pos } from './compare';
 import { PyrightClient } from './lsp-client';
@@ -27,6 +28,8 @@ export interface Measured {
   index: EntityIndex;
   cmp: Comparison;
   causes: Classification;
+  /** pyright's calls that NSCCN found, by the kind of receiver they are made on. */
+  byReceiver: ReceiverRecall[];
   /** Milliseconds: NSCCN's index, pyright's start, pyright's answers, the comparison. */
   ms: { index: number; pyrightStart: number; pyrightCalls: number; compare: number };
 }
@@ -76,6 +79,7 @@ export async function measureCalls(root: string, opts: MeasureOptions): Promise<
     const isCall = (file: string, site: Pos) => callShape(lines(file)[site.row] ?? '', site.column).isCall;
     const cmp = compareCalls(index, collected.facts, side.facts, isCall, unanswered);
     const causes = classify(cmp, { lines, signature: (id) => side.signatures.get(id) });
+    const byReceiver = recallByReceiver(cmp, { lines, signature: (id) => side.signatures.get(id) });
     const tCompared = Date.now();
     return {
       stats,
@@ -85,6 +89,7 @@ export async function measureCalls(root: string, opts: MeasureOptions): Promise<
       index,
       cmp,
       causes,
+      byReceiver,
       ms: { index: tIndexed - t0, pyrightStart: tStarted - tIndexed, pyrightCalls: tCalls - tStarted, compare: tCompared - tCalls },
     };
   } finally {

@@ -38,10 +38,15 @@ interface Work {
    * may be imported under other names now, and its own imports may pick other files.
    */
   layouts: Set<string>;
+  /**
+   * Callees (last segment) whose call sites' argument types changed: the parameters they type,
+   * and what is typed through those, may resolve differently.
+   */
+  callees: Set<string>;
 }
 
 function newWork(): Work {
-  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map(), layouts: new Set() };
+  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map(), layouts: new Set(), callees: new Set() };
 }
 
 const CHUNK = 5000;
@@ -93,10 +98,11 @@ export class Graph {
     }
     const bindings = groupBy(this.store.importRows(), (r) => r.path);
     const attrTypes = groupBy(this.store.attrTypeRows(), (r) => r.path);
+    const calls = groupBy(this.store.callArgRows(), (r) => r.path);
     for (const f of files) {
       const language = languages.get(f.path);
       if (!language) continue;
-      this.model.setFile({ file: f.path, language, module: f.module, entities: ents.get(f.path) ?? [], bindings: (bindings.get(f.path) ?? []).map((r) => ({ from: r.source, local: r.local, module: r.module, member: r.member })), attrTypes: attrTypes.get(f.path) ?? [] });
+      this.model.setFile({ file: f.path, language, module: f.module, entities: ents.get(f.path) ?? [], bindings: (bindings.get(f.path) ?? []).map((r) => ({ from: r.source, local: r.local, module: r.module, member: r.member })), attrTypes: attrTypes.get(f.path) ?? [], calls: (calls.get(f.path) ?? []).map((c) => ({ from: c.source, target: c.target, receiver: c.receiver, rtype: c.rtype, args: JSON.parse(c.args) as string[] })) });
     }
   }
 
@@ -128,6 +134,8 @@ export class Graph {
     // change of role moves what their name resolves to, here and elsewhere.
     const role = (e: { overload?: boolean; property?: boolean }) => `${e.overload ? 'o' : ''}${e.property ? 'p' : ''}`;
     const oldRoles = new Map(before ? [...before.byQname.values(), ...[...before.dupes.values()].flat()].map((e) => [e.id, role(e)]) : []);
+    const oldCalls = callKeys(before?.calls ?? []);
+    const oldReturns = new Map(before ? [...before.byQname.values()].map((e) => [e.id, e.returns ?? null]) : []);
     const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
     const rebased = ex.entities.filter((e) => e.kind === 'class' && oldBases.has(e.id) && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])).map((e) => e.id);
@@ -141,8 +149,10 @@ export class Graph {
       entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null, property: language.isPropertyGetter(e.decorators), overload: !!language.isOverloadStub?.(e.decorators) })),
       bindings: ex.imports,
       attrTypes: ex.attrTypes,
+      calls: (ex.callArgs ?? []).map((c) => ({ from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args: c.args })),
     });
     if (rebased.length) for (const n of this.inheritedNames(rebased)) w.names.add(n);
+    for (const n of changedCallees(oldCalls, callKeys(this.model.files.get(file)?.calls ?? []))) w.callees.add(n);
     for (const e of ex.entities) {
       const was = oldRoles.get(e.id);
       if (was !== undefined && was !== role({ overload: !!language.isOverloadStub?.(e.decorators), property: language.isPropertyGetter(e.decorators) })) {
@@ -151,8 +161,9 @@ export class Graph {
       }
     }
     for (const e of ex.entities) {
-      // A new name may capture references elsewhere; a class whose bases moved changes lookups through it.
-      if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? []))) w.names.add(e.name);
+      // A new name may capture references elsewhere; a class whose bases moved changes lookups
+      // through it; a function or global whose type changed types the receivers named by it.
+      if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])) || oldReturns.get(e.id) !== (e.returns ?? null)) w.names.add(e.name);
     }
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
     for (const e of ex.entities) if (e.kind === 'class' && !oldIds.has(e.id)) w.types.add(e.name);
@@ -177,6 +188,7 @@ export class Graph {
     const gone = this.model.files.get(file);
     w.files.set(file, gone?.module ?? null);
     if (gone?.language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
+    for (const c of gone?.calls ?? []) w.callees.add(lastSegment(c.target));
     this.model.removeFile(file);
     this.contexts.delete(file);
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
@@ -257,6 +269,13 @@ export class Graph {
     const out = new Set(names);
     const todo = [...names];
     while (todo.length) for (const sub of byBase.get(todo.pop()!) ?? []) if (!out.has(sub)) out.add(sub), todo.push(sub);
+    return out;
+  }
+
+  /** Files that define an entity named one of `names` (a class for its constructor). */
+  private filesDefining(names: Set<string>): Set<string> {
+    const out = new Set<string>();
+    for (const e of this.model.byId.values()) if (names.has(e.name)) out.add(e.file);
     return out;
   }
 
@@ -369,9 +388,19 @@ export class Graph {
         for (const path of moved.keys()) for (const r of this.store.refsOfFile(path)) add(r);
         for (const path of this.filesImporting(moved)) for (const r of this.store.refsOfFile(path)) add(r);
       }
-      if (w.types.size) {
+      const typedNames = new Set(names);
+      if (w.callees.size) {
+        // Parameters typed by their callers: every reference in the files defining the callee,
+        // and receivers typed through what those files' functions return.
+        for (const file of this.filesDefining(w.callees)) {
+          for (const r of this.store.refsOfFile(file)) add(r);
+          for (const e of this.model.files.get(file)?.byQname.values() ?? []) if (e.returns) typedNames.add(e.name);
+        }
+      }
+      if (w.types.size || typedNames.size) {
+        // Receivers typed through a name that moved: `x = make(); x.run()`, a fixture `fixture:db`.
         const words = /\w+/g;
-        const typed = this.store.typedRefs().filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t)));
+        const typed = this.store.typedRefs().filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t) || typedNames.has(t)));
         for (const r of this.store.refsByRid(typed.map((t) => t.rid))) add(r);
       }
     }
@@ -431,4 +460,27 @@ function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
     l.push(r);
   }
   return m;
+}
+
+/** Call sites as comparable keys, by callee name: `name → [target|receiver|rtype|args...]`. */
+function callKeys(calls: ReadonlyArray<{ target: string; receiver: string | null; rtype: string | null; args: string[] }>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const c of calls) {
+    const n = lastSegment(c.target);
+    const l = out.get(n) ?? [];
+    l.push(JSON.stringify([c.target, c.receiver, c.rtype, c.args]));
+    out.set(n, l);
+  }
+  return out;
+}
+
+/** Callee names whose call sites differ between two `callKeys` maps. */
+function changedCallees(a: Map<string, string[]>, b: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const n of new Set([...a.keys(), ...b.keys()])) {
+    const x = (a.get(n) ?? []).slice().sort().join('\n');
+    const y = (b.get(n) ?? []).slice().sort().join('\n');
+    if (x !== y) out.push(n);
+  }
+  return out;
 }

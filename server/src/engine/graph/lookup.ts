@@ -9,6 +9,10 @@ import { MODULE_VALUE } from '../languages/types';
 export const MAX_CANDIDATES = 5;
 const MAX_HOPS = 5;
 const MAX_NESTING = 12;
+/** Type expressions `param:QNAME:INDEX:NAME`: a parameter typed by what its callers pass. */
+const PARAM = 'param:';
+/** Type expressions `fixture:NAME`: a parameter the test framework supplies by name. */
+const FIXTURE = 'fixture:';
 
 export interface Found {
   ents: Ent[];
@@ -18,11 +22,21 @@ const NOT_FOUND: Found = { ents: [], ambiguous: false };
 
 export class NameLookup {
   protected mroCache = new Map<string, { mro: Ent[]; open: boolean }>();
-  /** `scope id \0 type expression` → the class it names (null: none), for outermost lookups. */
-  protected typeCache = new Map<string, Ent | null>();
+  /** `scope id \0 type expression` → the classes it names, for outermost lookups. */
+  protected typeCache = new Map<string, { ents: Ent[]; inferred: boolean }>();
+  /**
+   * Set when a lookup went through a parameter typed by its callers (`param:`): true of the
+   * workspace as it is, not of every caller the function may have, so such edges are marked
+   * ambiguous. Reset per reference by the resolver.
+   */
+  protected inferred = false;
   /** How deep type and alias lookups are nested: code like `x = x.copy()` must not recurse forever. */
   protected nesting = 0;
   protected cacheGen = -1;
+  /** `param:` types by nesting and depth (results cut by those limits stay keyed apart). */
+  protected paramCache = new Map<string, Ent[]>();
+  /** Class name → names of the classes whose bases name it (by last segment), per generation. */
+  protected subclassIndex: Map<string, string[]> | null = null;
 
   constructor(protected readonly model: SymbolModel) {}
 
@@ -31,6 +45,8 @@ export class NameLookup {
     if (this.cacheGen === this.model.generation) return;
     this.mroCache.clear();
     this.typeCache.clear();
+    this.paramCache.clear();
+    this.subclassIndex = null;
     this.cacheGen = this.model.generation;
   }
 
@@ -49,8 +65,11 @@ export class NameLookup {
         return this.inClass(cls, segs, ref.receiver === 'super');
       }
       case 'typed': {
-        const cls = this.typeClass(fs, from, ref.rtype!);
-        return cls ? this.inClass(cls, segs, false) : NOT_FOUND;
+        // Each class the type may be (`A|B`): one edge when they agree on the member, else
+        // every candidate, marked ambiguous.
+        const ents: Ent[] = [];
+        for (const cls of this.typeClasses(fs, from, ref.rtype!)) for (const m of this.inClass(cls, segs, false).ents) if (!ents.includes(m)) ents.push(m);
+        return { ents, ambiguous: ents.length > 1 };
       }
       default:
         return NOT_FOUND;
@@ -68,66 +87,184 @@ export class NameLookup {
 
   /** The class of attribute `attr` of `cls` (from `self.attr = Cls()` and annotations). */
   protected attrClass(cls: Ent, attr: string): Ent | undefined {
+    return this.attrClasses(cls, attr)[0];
+  }
+
+  protected attrClasses(cls: Ent, attr: string): Ent[] {
     for (const k of this.mro(cls).mro) {
       const fs = this.model.files.get(k.file);
       const t = fs?.attrTypes.get(k.id)?.get(attr);
-      if (t && fs) return this.typeClass(fs, k, t);
+      if (t && fs) return this.typeClasses(fs, k, t);
     }
-    return undefined;
+    return [];
   }
 
   /**
    * The class a type expression names, seen from `from`: a class; a function, method or global
    * whose recorded type (`returns`) names one; `self.m` / `cls.m` for a method of the enclosing
-   * class. A few hops at most.
+   * class; `T().m` for what method `m` returns on a `T`. A few hops at most. Of alternatives
+   * (`A|B`), the first that names a class.
    */
   protected typeClass(fs: FileSymbols, from: Ent, type: string, depth = 0): Ent | undefined {
-    if (depth > 4 || this.nesting > MAX_NESTING) return undefined;
+    return this.typeClasses(fs, from, type, depth)[0];
+  }
+
+  /** Every class a type expression may name, alternatives in order (see `typeClass`). */
+  protected typeClasses(fs: FileSymbols, from: Ent, type: string, depth = 0): Ent[] {
+    if (depth > 4 || this.nesting > MAX_NESTING) return [];
     // Many references in a scope ask for the same types; nested lookups are cut by the depth
     // limits, so only outermost answers are kept.
     const outermost = this.nesting === 0;
     const key = outermost ? `${from.id}\0${type}` : '';
     if (outermost) {
       const hit = this.typeCache.get(key);
-      if (hit !== undefined) return hit ?? undefined;
+      if (hit !== undefined) {
+        if (hit.inferred) this.inferred = true;
+        return hit.ents;
+      }
     }
+    const before = this.inferred;
+    let inferred = false;
     this.nesting++;
     try {
-      const found = this.typeClassOf(fs, from, type, depth);
-      if (outermost) this.typeCache.set(key, found ?? null);
-      return found;
+      // A class some alternative names without a caller-typed parameter is certain.
+      const found: Ent[] = [];
+      const certain = new Set<Ent>();
+      for (const alt of type.split('|')) {
+        this.inferred = false;
+        for (const c of this.typeClassOf(fs, from, alt, depth)) {
+          if (!found.includes(c)) found.push(c);
+          if (!this.inferred) certain.add(c);
+        }
+      }
+      const out = found.slice(0, MAX_CANDIDATES);
+      inferred = out.some((c) => !certain.has(c));
+      if (outermost) this.typeCache.set(key, { ents: out, inferred });
+      return out;
     } finally {
+      this.inferred = before || inferred;
       this.nesting--;
     }
   }
 
-  protected typeClassOf(fs: FileSymbols, from: Ent, type: string, depth: number): Ent | undefined {
-    if (type.includes('|')) {
-      for (const alt of type.split('|')) {
-        const c = this.typeClassOf(fs, from, alt, depth);
-        if (c) return c;
-      }
-      return undefined;
-    }
+  protected typeClassOf(fs: FileSymbols, from: Ent, type: string, depth: number): Ent[] {
     let t: Ent | undefined;
+    const call = type.lastIndexOf('().');
     const segs = type.split('.');
+    if (call > 0) {
+      // `T().m`: method `m` of each class `T` may be, then what that method returns.
+      return this.typeClasses(fs, from, type.slice(0, call), depth + 1).flatMap((c) => {
+        const m = this.inClass(c, type.slice(call + 3).split('.'), false).ents[0];
+        return m ? this.typeOfEntity(m, depth) : [];
+      });
+    }
+    if (type.startsWith(FIXTURE)) return this.fixtureType(fs, from, type.slice(FIXTURE.length), depth);
+    if (type.startsWith(PARAM)) return this.paramType(fs, type, depth);
     if ((segs[0] === 'self' || segs[0] === 'cls') && segs.length > 1) {
       const cls = this.enclosingClass(from);
       if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
     } else t = this.single(this.path(fs, from, type, true));
-    if (!t) return undefined;
-    if (TYPE_KINDS.has(t.kind)) return t;
+    return t ? this.typeOfEntity(t, depth) : [];
+  }
+
+  /**
+   * A parameter the test framework fills (`fixture:db`): the type of what fixture `db` gives —
+   * one in the test's own scope (defined or imported), else the nearest of the language's
+   * fixture files (pytest `conftest.py` up the folders) that defines it.
+   */
+  protected fixtureType(fs: FileSymbols, from: Ent, name: string, depth: number): Ent[] {
+    const own = this.single(this.path(fs, from, name, false));
+    if (own) return own.kind === 'function' ? this.typeOfEntity(own, depth) : [];
+    for (const f of fs.language.fixtureScopes?.(fs.file) ?? []) {
+      const e = this.model.files.get(f)?.byQname.get(name);
+      if (e) return e.kind === 'function' ? this.typeOfEntity(e, depth) : [];
+    }
+    return [];
+  }
+
+  /**
+   * A parameter without annotation (`param:Service.__init__:0:repo`, the function's qualified
+   * name in this file, the argument position or -1 for keyword-only, the name): the class
+   * every call site in the workspace passes for it. A site that passes something of unknown
+   * type, or another class, or reaches the function only as one of several candidates, leaves
+   * it unknown; sites that leave the parameter to its default do not count.
+   */
+  protected paramType(fs: FileSymbols, type: string, depth: number): Ent[] {
+    const key = `${fs.file}\0${type}\0${this.nesting}\0${depth}`;
+    const out = this.paramCache.get(key) ?? this.paramTypeOf(fs, type, depth);
+    this.paramCache.set(key, out);
+    if (out.length) this.inferred = true;
+    return out;
+  }
+
+  protected paramTypeOf(fs: FileSymbols, type: string, depth: number): Ent[] {
+    const [, qname, pos, name] = type.split(':');
+    const fn = fs.byQname.get(qname);
+    if (!fn || (fn.kind !== 'function' && fn.kind !== 'method') || fs.dupes.has(qname)) return [];
+    const index = Number(pos);
+    // A constructor is called by its class's name, and by its subclasses' that inherit it.
+    const cls = fn.name === fs.language.constructorName && fn.parent ? this.model.byId.get(fn.parent) : undefined;
+    // (`super().__init__(x)` by its own name.)
+    const names = cls?.kind === 'class' ? [...this.subclassNamesOf(cls.name), fn.name] : [fn.name];
+    let agreed: Ent | undefined;
+    for (const n of names) {
+      for (const site of this.model.callsNamed(n)) {
+        const sfs = this.model.files.get(site.file);
+        const sfrom = this.model.byId.get(site.from);
+        if (!sfs || !sfrom) continue;
+        const found = this.withReceiver(sfs, sfrom, { file: site.file, source: site.from, relation: 'CALLS', target: site.target, receiver: site.receiver, rtype: site.rtype, configKind: null, catches: null });
+        const hits = found.ents.map((e) => (e.kind === 'class' ? this.constructorOf(e) : e));
+        if (!hits.includes(fn)) continue;
+        if (hits.length > 1 || site.args.includes('*')) return [];
+        // `Base.method(self, x)` passes the instance first: positions do not line up.
+        if (fn.kind === 'method' && site.receiver === null && found.ents[0]?.kind !== 'class') return [];
+        const keyword = site.args.find((a) => a.startsWith(`${name}=`));
+        const positional = site.args.filter((a) => !/^\w+=/.test(a));
+        const arg = keyword !== undefined ? keyword.slice(name.length + 1) : index >= 0 ? positional[index] : undefined;
+        if (arg === undefined) continue; // left to its default
+        if (!arg) return [];
+        const classes = this.typeClasses(sfs, sfrom, arg, depth + 1);
+        if (classes.length !== 1 || (agreed && agreed !== classes[0])) return [];
+        agreed = classes[0];
+      }
+    }
+    return agreed ? [agreed] : [];
+  }
+
+  /** `name` and the names of the classes that inherit from a class so named, transitively. */
+  protected subclassNamesOf(name: string): string[] {
+    if (!this.subclassIndex) {
+      const idx = new Map<string, string[]>();
+      for (const e of this.model.byId.values()) {
+        if (e.kind !== 'class') continue;
+        for (const b of e.bases ?? []) {
+          const k = b.slice(b.lastIndexOf('.') + 1);
+          const l = idx.get(k);
+          if (l) l.push(e.name);
+          else idx.set(k, [e.name]);
+        }
+      }
+      this.subclassIndex = idx;
+    }
+    const out = [name];
+    for (let i = 0; i < out.length && out.length < 50; i++) for (const s of this.subclassIndex.get(out[i]) ?? []) if (!out.includes(s)) out.push(s);
+    return out;
+  }
+
+  /** The classes a value named by entity `t` may be instances of. */
+  protected typeOfEntity(t: Ent, depth: number): Ent[] {
+    if (TYPE_KINDS.has(t.kind)) return [t];
     if (t.kind === 'attr' && t.parent) {
       // `Props.cart`: a member of a type has the type recorded for it.
       const owner = this.model.byId.get(t.parent);
-      return owner ? this.attrClass(owner, t.name) : undefined;
+      return owner ? this.attrClasses(owner, t.name) : [];
     }
     if (t.returns && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
       const tfs = this.model.files.get(t.file);
       const scope = t.kind === 'global' ? tfs?.moduleEnt : t;
-      if (tfs && scope) return this.typeClass(tfs, scope, t.returns, depth + 1);
+      if (tfs && scope) return this.typeClasses(tfs, scope, t.returns, depth + 1);
     }
-    return undefined;
+    return [];
   }
 
   /** Member of a class through its MRO; undefined when absent or possibly in an external base. */

@@ -2,6 +2,7 @@
 // name, its import bindings and attribute types; across files, modules by dotted name and
 // top-level names. Built once from the store, then kept current file by file.
 import type { ImportName, LanguageSupport, ProjectFiles, WorkspaceLayout } from '../languages/types';
+import { lastSegment } from '../dotted';
 
 export interface Ent {
   id: string;
@@ -55,6 +56,18 @@ export interface FileSymbols {
   stars: Binding[];
   /** class id → attribute → type expression */
   attrTypes: Map<string, Map<string, string>>;
+  /** Argument types at this file's call sites. */
+  calls: CallSite[];
+}
+
+/** A call site's argument types (`CallArgs` of languages/types.ts), as the model keeps it. */
+export interface CallSite {
+  file: string;
+  from: string;
+  target: string;
+  receiver: string | null;
+  rtype: string | null;
+  args: string[];
 }
 
 export interface FileInput {
@@ -64,6 +77,7 @@ export interface FileInput {
   entities: Ent[];
   bindings: Array<{ from: string; local: string | null; module: string; member: string | null }>;
   attrTypes: Array<{ cls: string; attr: string; type: string }>;
+  calls?: Array<Omit<CallSite, 'file'>>;
 }
 
 const TOP_KINDS = new Set(['function', 'class', 'interface', 'enum', 'namespace']);
@@ -84,6 +98,8 @@ export class SymbolModel {
   private layout: WorkspaceLayout = this.newLayout();
   /** Top-level function/class name → entities, across the workspace. */
   private readonly topByName = new Map<string, Set<Ent>>();
+  /** Last segment of a callee → call sites with argument types. */
+  private readonly callsByName = new Map<string, Set<CallSite>>();
   /** Directory → its files. */
   private readonly dirs = new Map<string, Set<string>>();
   /** Bumped on every change: caches keyed on it (MROs) drop themselves. */
@@ -112,7 +128,10 @@ export class SymbolModel {
     for (const a of input.attrTypes) {
       let m = attrTypes.get(a.cls);
       if (!m) attrTypes.set(a.cls, (m = new Map()));
-      if (!m.has(a.attr)) m.set(a.attr, a.type);
+      // An attribute assigned several types holds them as alternatives (`A|B`, at most three).
+      const prev = m.get(a.attr);
+      const alts = prev === undefined ? [a.type] : [...new Set([...prev.split('|'), ...a.type.split('|')])];
+      if (alts.length <= 3) m.set(a.attr, alts.join('|'));
     }
     const bindings = input.bindings.map((b) => {
       const module = input.language.absoluteModule(b.module, input.file, this.project) ?? b.module;
@@ -126,7 +145,9 @@ export class SymbolModel {
       else byLocal.set(b.local, [b]);
     }
     const stars = bindings.filter((b) => b.member === '*');
-    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes });
+    const calls = (input.calls ?? []).map((c) => ({ ...c, file: input.file }));
+    for (const c of calls) addTo(this.callsByName, lastSegment(c.target), c);
+    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes, calls });
     if (input.module) addTo(this.modules, input.module, input.file);
     // A new `__init__.py` renames the files around it, and a new folder may be a source root
     // (`src/`, a namespace package): the index is built anew when next asked.
@@ -150,6 +171,7 @@ export class SymbolModel {
     if (!replacing && fs.language.isLayoutFile?.(file)) this.imports = null;
     else this.unname(file);
     removeFrom(this.dirs, dirOf(file), file);
+    for (const c of fs.calls) removeFrom(this.callsByName, lastSegment(c.target), c);
     this.files.delete(file);
     this.generation++;
   }
@@ -243,6 +265,11 @@ export class SymbolModel {
 
   moduleEntity(file: string): Ent | undefined {
     return this.files.get(file)?.moduleEnt;
+  }
+
+  /** Call sites (with argument types) whose callee's last segment is `name`. */
+  callsNamed(name: string): CallSite[] {
+    return [...(this.callsByName.get(name) ?? [])];
   }
 
   topLevelNamed(name: string): Ent[] {

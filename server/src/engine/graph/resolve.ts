@@ -35,6 +35,7 @@ export class Resolver extends NameLookup {
     const fs = this.model.files.get(ref.file);
     const from = this.model.byId.get(ref.source);
     if (!fs || !from) return NONE;
+    this.inferred = false;
     switch (ref.relation) {
       case 'CALLS':
         return this.calls(fs, from, ref);
@@ -67,7 +68,7 @@ export class Resolver extends NameLookup {
       return getters.length ? { targets: [getters[0].id], ambiguous: false, caught: false } : NONE;
     }
     const ents = found.ents.map((e) => (e.kind === 'class' ? this.constructorOf(e) : e));
-    return this.result({ ents, ambiguous: found.ambiguous }, (e) => e.kind !== 'module');
+    return this.result({ ents, ambiguous: found.ambiguous || this.inferred }, (e) => e.kind !== 'module');
   }
 
   protected mutates(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {

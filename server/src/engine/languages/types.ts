@@ -123,6 +123,23 @@ export interface AttrType {
   type: string;
 }
 
+/**
+ * The types of the arguments at one call site, for typing the callee's parameters that have no
+ * annotation: a parameter is typed when every call site in the workspace passes the same class.
+ */
+export interface CallArgs {
+  /** Id of the innermost enclosing entity of the call, as `RawRef.from`. */
+  from: string;
+  /** The callee, as in the call's `RawRef` (target and receiver). */
+  target: string;
+  receiver?: Receiver;
+  /**
+   * Positional arguments' type expressions ('' where unknown), then keyword ones as
+   * `name=type`; `*` for a splat (`*args`, `**kw`), which leaves every parameter unknown.
+   */
+  args: string[];
+}
+
 export interface FileExtraction {
   file: string;
   language: string;
@@ -130,6 +147,8 @@ export interface FileExtraction {
   refs: RawRef[];
   imports: ImportBinding[];
   attrTypes: AttrType[];
+  /** Argument types at call sites (languages that infer parameter types from callers). */
+  callArgs?: CallArgs[];
   /** Number of ERROR/MISSING nodes: > 0 means the file has syntax errors (entities still extracted). */
   syntaxErrors: number;
 }
@@ -287,4 +306,11 @@ export interface LanguageSupport {
    * never bound to a workspace file found only through another folder's basedir.
    */
   isExternalModule?(top: string, layout: WorkspaceLayout): boolean;
+  /**
+   * Files whose top-level functions supply a test function's parameters by name (pytest
+   * fixtures in `conftest.py` files), nearest first. A parameter the extractor types as
+   * `fixture:NAME` has the type of what fixture NAME returns: one in the test's own scope
+   * (defined or imported), else the first of these files that defines it.
+   */
+  fixtureScopes?(file: string): string[];
 }

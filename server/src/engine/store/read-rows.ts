@@ -112,3 +112,13 @@ export function toEdge(r: RefEdgeDbRow): EdgeRow {
     span: { start: { row: r.sr, column: r.sc }, end: { row: r.er, column: r.ec } },
   };
 }
+
+/** A call site's argument types (`CallArgs`), with its file's path; `args` is JSON. */
+export interface CallArgsDbRow {
+  path: string;
+  source: string;
+  target: string;
+  receiver: string | null;
+  rtype: string | null;
+  args: string;
+}

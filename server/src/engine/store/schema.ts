@@ -1,6 +1,6 @@
 // The index schema. Bump SCHEMA_VERSION for any change of tables or of what a column means: an
 // index of another version is rebuilt from source (it is derived data; see store/db.ts).
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7; // 6: edges.dispatch; 7: call_args (both branches said 6: an index of either is rebuilt)
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -93,6 +93,18 @@ CREATE TABLE IF NOT EXISTS attr_types (
 );
 CREATE INDEX IF NOT EXISTS attr_types_fid ON attr_types(fid);
 
+-- Argument types at call sites (languages/types.ts CallArgs): receiver and rtype as in refs,
+-- args a JSON array of type expressions.
+CREATE TABLE IF NOT EXISTS call_args (
+  fid INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  target TEXT NOT NULL,
+  receiver TEXT,
+  rtype TEXT,
+  args TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS call_args_fid ON call_args(fid);
+
 CREATE TABLE IF NOT EXISTS skeletons (
   fid INTEGER PRIMARY KEY,
   hash TEXT NOT NULL,
@@ -113,4 +125,4 @@ CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(
 export const BULK_INDEXES = ['entities_name', 'refs_last', 'edges_dst'];
 
 /** Tables holding derived graph data, emptied by a rebuild. */
-export const DATA_TABLES = ['files', 'entities', 'refs', 'edges', 'imports', 'attr_types', 'skeletons'];
+export const DATA_TABLES = ['files', 'entities', 'refs', 'edges', 'imports', 'attr_types', 'call_args', 'skeletons'];

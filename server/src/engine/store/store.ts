@@ -4,7 +4,7 @@
 import type { FileExtraction, RawRef } from '../languages/types';
 import type { Db } from './db';
 import { lastSegment } from '../dotted';
-import type { EntityDbRow, EntityLiteRow, FileRow, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
+import type { CallArgsDbRow, EntityDbRow, EntityLiteRow, FileRow, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
 import { splitIdentifier } from './words';
 import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './write-rows';
 import { BULK_INDEXES, DDL } from './schema';
@@ -274,6 +274,7 @@ export class Store {
       }
       this.s.deleteImportsOfFile.run(fid);
       this.s.deleteAttrTypesOfFile.run(fid);
+      this.s.deleteCallArgsOfFile.run(fid);
       this.s.deleteSkeleton.run(fid);
     }
     for (const ref of ex.refs) {
@@ -311,6 +312,10 @@ export class Store {
       this.s.insertImport.run(fid, b.from, b.local, b.module, b.member, s.start.row, s.start.column, s.end.row, s.end.column);
     }
     for (const a of ex.attrTypes) this.s.insertAttrType.run(fid, a.cls, a.attr, a.type);
+    for (const c of ex.callArgs ?? []) {
+      const recv = c.receiver;
+      this.s.insertCallArgs.run(fid, c.from, c.target, recv ? recv.kind : null, recv?.kind === 'typed' ? recv.type : null, JSON.stringify(c.args));
+    }
   }
 
   /** Moves the rows of a file's entities and references below `afterRow` by `delta` lines. */
@@ -378,6 +383,7 @@ export class Store {
     this.s.deleteRefsOfFile.run(f.fid);
     this.s.deleteImportsOfFile.run(f.fid);
     this.s.deleteAttrTypesOfFile.run(f.fid);
+    this.s.deleteCallArgsOfFile.run(f.fid);
     this.s.deleteSkeleton.run(f.fid);
     this.s.deleteFile.run(f.fid);
     return { removedIds: removed, orphaned };
@@ -437,6 +443,10 @@ export class Store {
 
   importRows(): Array<{ path: string; source: string; local: string | null; module: string; member: string | null }> {
     return this.s.allImports.all() as Array<{ path: string; source: string; local: string | null; module: string; member: string | null }>;
+  }
+
+  callArgRows(): CallArgsDbRow[] {
+    return this.s.allCallArgs.all() as CallArgsDbRow[];
   }
 
   attrTypeRows(): Array<{ path: string; cls: string; attr: string; type: string }> {

@@ -3,7 +3,7 @@
 // is three objects, every id is repeated per reference), so a batch travels as one table of
 // distinct strings and one Int32Array (transferred, not copied), and is rebuilt into the same
 // plain objects on arrival.
-import { RECEIVER_KINDS, type AttrType, type ExtractedEntity, type FileExtraction, type ImportBinding, type RawRef, type Receiver, type Span } from '../languages/types';
+import { RECEIVER_KINDS, type AttrType, type CallArgs, type ExtractedEntity, type FileExtraction, type ImportBinding, type RawRef, type Receiver, type Span } from '../languages/types';
 import type { FileOutcome } from './process';
 import type { IndexPhase } from './profile';
 
@@ -171,6 +171,15 @@ function writeExtraction(w: Writer, ex: FileExtraction): void {
     w.str(a.attr);
     w.str(a.type);
   }
+  const calls = ex.callArgs ?? [];
+  w.int(calls.length);
+  for (const c of calls) {
+    w.str(c.from);
+    w.str(c.target);
+    w.int(c.receiver ? RECEIVERS.indexOf(c.receiver.kind) : NONE);
+    if (c.receiver?.kind === 'typed') w.str(c.receiver.type);
+    w.strs(c.args);
+  }
 }
 
 function readExtraction(r: Reader): FileExtraction {
@@ -223,5 +232,13 @@ function readExtraction(r: Reader): FileExtraction {
   }
   const attrTypes = new Array<AttrType>(r.int());
   for (let k = 0; k < attrTypes.length; k++) attrTypes[k] = { cls: r.s(), attr: r.s(), type: r.s() };
-  return { file, language, entities, refs, imports, attrTypes, syntaxErrors };
+  const callArgs = new Array<CallArgs>(r.int());
+  for (let k = 0; k < callArgs.length; k++) {
+    const c = { from: r.s(), target: r.s() } as CallArgs;
+    const kind = r.int();
+    if (kind >= 0) c.receiver = (RECEIVERS[kind] === 'typed' ? { kind: 'typed', type: r.s() } : { kind: RECEIVERS[kind] }) as Receiver;
+    c.args = r.strs() ?? [];
+    callArgs[k] = c;
+  }
+  return { file, language, entities, refs, imports, attrTypes, ...(callArgs.length ? { callArgs } : {}), syntaxErrors };
 }

@@ -3,7 +3,7 @@
 // is layered on top: definitions.ts → statements.ts → expressions.ts → extract.ts.
 import type { Node } from 'web-tree-sitter';
 import { entityId } from '../../../../../protocol';
-import type { AttrType, CodeKind, ExtractedEntity, ImportBinding, RawRef, Span } from '../types';
+import type { AttrType, CallArgs, CodeKind, ExtractedEntity, ImportBinding, RawRef, Span } from '../types';
 import { bindName, type Scope } from './scope';
 import { docstringText, dotted } from './text';
 
@@ -13,6 +13,9 @@ export const TOP_DEFS = new Set(['function_definition', 'class_definition', 'dec
 export function shift(sp: Span, delta: number): Span {
   return { start: { row: sp.start.row + delta, column: sp.start.column }, end: { row: sp.end.row + delta, column: sp.end.column } };
 }
+
+/** What a value may come from: a call (its callee as written) or a name. */
+export type ValueSource = { call: string } | { name: string };
 
 /** A reference whose receiver is decided at the end of the file. */
 export interface Pending {
@@ -31,6 +34,10 @@ export interface Pending {
   section: number;
   /** Set for a call on the result of calling `path`: the method called on it. */
   member?: string;
+  /** CALLS: the call's argument list, typed at the end (`CallArgs.args`) if the call is kept. */
+  args?: Node;
+  /** Names narrowed by an enclosing `if isinstance(x, T):` of the same scope: name → type. */
+  narrow?: Map<string, string>;
 }
 
 /** What one top-level definition contributed: reused as is when its text has not changed. */
@@ -42,6 +49,7 @@ export interface Section {
   members: ExtractedEntity[];
   refs: RawRef[];
   attrTypes: AttrType[];
+  callArgs: CallArgs[];
   reusable: boolean;
 }
 
@@ -71,6 +79,10 @@ export abstract class ExtractorBase {
   protected readonly refs: RawRef[] = [];
   protected readonly imports: ImportBinding[] = [];
   protected readonly attrTypes: AttrType[] = [];
+  /** Argument types at call sites, decided with the references at the end of the file. */
+  protected readonly callArgs: CallArgs[] = [];
+  /** Attribute types recorded in this walk, with the scope their type expression is written in. */
+  protected readonly attrScopes: Array<{ a: AttrType; scope: Scope }> = [];
   protected readonly pending: Pending[] = [];
   protected readonly idCounts = new Map<string, number>();
   protected readonly memberIds = new Map<string, ExtractedEntity>();
@@ -84,6 +96,8 @@ export abstract class ExtractorBase {
   protected section = -1;
   /** Import aliases of stdlib names the patterns know: `system` → `os`, `env` → `os.environ`. */
   protected readonly aliases = new Map<string, string>();
+  /** `if isinstance(x, T):` bodies being walked: the scope and what they narrow. */
+  protected readonly narrowing: Array<{ scope: Scope; types: Map<string, string> }> = [];
 
 
   constructor(
@@ -129,18 +143,104 @@ export abstract class ExtractorBase {
     return ent;
   }
 
-  /** The class an expression constructs, as written (`Repo(...)` → `Repo`); null otherwise. */
-  protected constructed(value: Node | null): string | null {
-    if (!value || value.type !== 'call') return null;
+  /**
+   * The callee of the call an expression's value comes from, as written (`Repo(...)` → `Repo`,
+   * `await f()` → `f`); a call on a call's result is a chain (`q.where().run()` →
+   * `q.where().run`), which the graph resolves step by step. Null for anything else.
+   */
+  protected constructed(value: Node | null, depth = 0): string | null {
+    if (value?.type === 'await') value = value.namedChild(0);
+    if (!value || value.type !== 'call' || depth > 8) return null;
     const f = value.childForFieldName('function');
-    return f ? dotted(f, this.source) : null;
+    if (!f) return null;
+    const d = dotted(f, this.source);
+    if (d) return d;
+    if (f.type !== 'attribute') return null;
+    const inner = this.constructed(f.childForFieldName('object'), depth + 1);
+    const attr = f.childForFieldName('attribute');
+    // `super().m()` is looked up by its own receiver kind, never as a name `super`.
+    return inner && attr && inner !== 'super' ? `${inner}().${this.text(attr)}` : null;
   }
 
-  /** The known type of a plain name (`self.repo = repo` where `repo: Repo` is a parameter). */
-  protected nameType(value: Node | null, scope: Scope): string | null {
-    if (!value || value.type !== 'identifier') return null;
-    const b = bindName(scope, this.text(value));
-    return b.kind === 'typed' ? b.type : null;
+  /**
+   * Where a value comes from, as far as its type goes: the calls and names it may be, several
+   * for `a or b` and `a if c else b` (`await`, parentheses looked through).
+   */
+  protected sources(value: Node | null, depth = 0): ValueSource[] {
+    if (!value || depth > 4) return [];
+    switch (value.type) {
+      case 'await':
+      case 'parenthesized_expression':
+        return this.sources(value.namedChild(0), depth + 1);
+      case 'call': {
+        const c = this.constructed(value);
+        return c ? [{ call: c }] : [];
+      }
+      case 'identifier':
+      case 'attribute': {
+        const d = dotted(value, this.source);
+        return d ? [{ name: d }] : [];
+      }
+      case 'boolean_operator': {
+        // `a or b` is one of them; `a and b` is b when it is anything worth typing.
+        const right = this.sources(value.childForFieldName('right'), depth + 1);
+        const op = value.childForFieldName('operator');
+        return op && this.text(op) === 'or' ? [...this.sources(value.childForFieldName('left'), depth + 1), ...right] : right;
+      }
+      case 'conditional_expression':
+        return [...this.sources(value.namedChild(0), depth + 1), ...this.sources(value.namedChild(2), depth + 1)];
+      default:
+        return [];
+    }
+  }
+
+  /**
+   * The type expression of a value, as written (resolved later in its scope): callees and names
+   * as alternatives (`A|B`). A name counts, in a function, when it is `self`, a local or a module
+   * global of this file; in a class body, any name (`response_class = HTTPResponse`); never a function
+   * passed around as a value elsewhere.
+   */
+  protected valueType(value: Node | null, scope: Scope): string | null {
+    const types = new Set<string>();
+    for (const src of this.sources(value)) {
+      if ('call' in src) types.add(src.call);
+      else if (this.typableName(src.name, scope)) types.add(src.name);
+    }
+    types.delete('');
+    return types.size && types.size <= 3 ? [...types].join('|') : null;
+  }
+
+  /** The type expressions of a call's arguments (`CallArgs.args`); undefined when it passes none. */
+  protected argTypes(args: Node | null, scope: Scope): string[] | undefined {
+    const out: string[] = [];
+    for (const a of args?.namedChildren ?? []) {
+      if (!a || a.type === 'comment') continue;
+      if (a.type === 'list_splat' || a.type === 'dictionary_splat') out.push('*');
+      else if (a.type === 'keyword_argument') {
+        const n = a.childForFieldName('name');
+        if (n) out.push(`${this.text(n)}=${this.valueType(a.childForFieldName('value'), scope) ?? ''}`);
+      } else out.push(this.valueType(a, scope) ?? '');
+    }
+    return out.length ? out : undefined;
+  }
+
+  protected typableName(name: string, scope: Scope): boolean {
+    // A module global that is another name is an alias (`ExtractedEntity.alias`), not a type.
+    if (scope.kind === 'module') return false;
+    if (scope.kind === 'class') return true;
+    const head = headOf(name);
+    const b = bindName(scope, head);
+    return b.kind !== 'name' || this.memberIds.has(entityId('global', this.file, head));
+  }
+
+  /**
+   * A type for attribute `attr` of class `cls`, written in `scope`: made resolvable from the
+   * class (locals replaced by their types) at the end of the file, when every local is known.
+   */
+  protected attrType(scope: Scope, cls: string, attr: string, type: string): void {
+    const a: AttrType = { cls, attr, type };
+    this.attrTypes.push(a);
+    this.attrScopes.push({ a, scope });
   }
 
   protected config(scope: Scope, kind: 'env' | 'settings' | 'file', target: string, at: Node): void {
@@ -148,12 +248,64 @@ export abstract class ExtractorBase {
   }
 
   protected defer(scope: Scope, relation: Pending['relation'], path: string, at: Node, mode?: Pending['mode']): void {
-    this.pending.push({ scope, relation, path, span: span(at), catches: relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined, mode, section: this.section });
+    this.pending.push({ scope, relation, path, span: span(at), catches: relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined, mode, section: this.section, narrow: this.narrowedIn(scope) });
   }
 
   /** A call on what `callee(...)` returns; the callee's own first name is bound at the end. */
   protected deferTyped(scope: Scope, callee: string, member: string, at: Node): void {
-    this.pending.push({ scope, relation: 'CALLS', path: callee, span: span(at), catches: this.catches(), section: this.section, member });
+    this.pending.push({ scope, relation: 'CALLS', path: callee, span: span(at), catches: this.catches(), section: this.section, member, narrow: this.narrowedIn(scope) });
+  }
+
+  /** The `isinstance` narrowings in force for `scope` (innermost wins), or undefined. */
+  protected narrowedIn(scope: Scope): Map<string, string> | undefined {
+    let out: Map<string, string> | undefined;
+    for (const n of this.narrowing) {
+      if (n.scope !== scope) continue;
+      out ??= new Map();
+      for (const [k, v] of n.types) out.set(k, v);
+    }
+    return out;
+  }
+
+  /**
+   * What a condition says of names' types: when it holds (`holds`), or when it fails.
+   * `isinstance(x, T)` holds: x is a T (a tuple of classes gives alternatives); `a and b` holds,
+   * or `a or b` fails: both parts say it; `x is None or isinstance(x, T)` holds (the `assert`
+   * idiom): x, if anything, is a T; `not c` swaps holding and failing.
+   */
+  protected isinstanceTypes(cond: Node | null, holds: boolean): Map<string, string> {
+    const out = new Map<string, string>();
+    const isNone = (n: Node | null) => !!n && n.type === 'comparison_operator' && /^\w+\s+is\s+None$/.test(this.text(n));
+    const visit = (n: Node | null, neg: boolean, depth: number): void => {
+      if (!n || depth > 6) return;
+      if (n.type === 'parenthesized_expression') return visit(n.namedChild(0), neg, depth + 1);
+      if (n.type === 'not_operator') return visit(n.childForFieldName('argument'), !neg, depth + 1);
+      if (n.type === 'boolean_operator') {
+        const op = n.childForFieldName('operator');
+        const word = op ? this.text(op) : '';
+        const l = n.childForFieldName('left');
+        const r = n.childForFieldName('right');
+        if ((word === 'and' && !neg) || (word === 'or' && neg)) {
+          visit(l, neg, depth + 1);
+          visit(r, neg, depth + 1);
+        } else if (word === 'or' && !neg) {
+          if (isNone(l)) visit(r, neg, depth + 1);
+          else if (isNone(r)) visit(l, neg, depth + 1);
+        }
+        return;
+      }
+      if (neg || n.type !== 'call') return;
+      const fn = n.childForFieldName('function');
+      if (!fn || fn.type !== 'identifier' || this.text(fn) !== 'isinstance') return;
+      const args = n.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a && a.type !== 'comment') ?? [];
+      if (args.length !== 2 || args[0].type !== 'identifier') return;
+      const classes = args[1].type === 'tuple' ? args[1].namedChildren : [args[1]];
+      const names = classes.map((c) => (c ? dotted(c, this.source) : null));
+      if (!names.length || names.length > 3 || names.some((x) => !x)) return;
+      out.set(this.text(args[0]), names.join('|'));
+    };
+    visit(cond, !holds, 0);
+    return out;
   }
 
   protected catches(): string[] | undefined {

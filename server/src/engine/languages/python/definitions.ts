@@ -3,9 +3,11 @@
 import type { Node } from 'web-tree-sitter';
 import type { CodeKind, ExtractedEntity } from '../types';
 import { newScope, setType, type Scope } from './scope';
-import { dotted, headerText, typeName } from './text';
+import { dotted, elementTypeName, headerText, typeName } from './text';
 import { ExtractorBase } from './base';
 import { span } from './base';
+
+const FIXTURE_DECORATOR = /^(?:pytest\.|pytest_asyncio\.)?fixture\b/;
 
 export abstract class DefinitionWalker extends ExtractorBase {
   protected definition(node: Node, scope: Scope, decorators: Node[], outer: Node): void {
@@ -85,10 +87,18 @@ export abstract class DefinitionWalker extends ExtractorBase {
   protected parameters(node: Node, ent: ExtractedEntity, decorators: string[], outer: Scope, inner: Scope): void {
     const params = node.childForFieldName('parameters');
     let first = true;
+    /** Position among the arguments a call passes (the instance not counted), until `*`. */
+    let position = 0;
+    let keywordOnly = false;
+    // pytest passes a test's (and a fixture's) plain parameters by fixture name.
+    inner.fixture = decorators.some((d) => FIXTURE_DECORATOR.test(d));
+    const inTestClass = outer.kind === 'class' && outer.ent.name.startsWith('Test');
+    const testLike = inner.fixture || (ent.name.startsWith('test') && (outer.kind === 'module' || inTestClass));
     for (const p of params?.namedChildren ?? []) {
       if (!p) continue;
       let name: string | null = null;
       let type: string | null = null;
+      let elem: string | null = null;
       switch (p.type) {
         case 'identifier':
           name = this.text(p);
@@ -96,14 +106,19 @@ export abstract class DefinitionWalker extends ExtractorBase {
         case 'typed_parameter':
           name = p.namedChild(0)?.type === 'identifier' ? this.text(p.namedChild(0)!) : null;
           type = typeName(p.childForFieldName('type'), this.source);
+          elem = elementTypeName(p.childForFieldName('type'), this.source);
           if (!name) this.bindPattern(p.namedChild(0), inner);
           break;
         case 'default_parameter':
         case 'typed_default_parameter': {
           const n = p.childForFieldName('name');
           name = n?.type === 'identifier' ? this.text(n) : null;
-          type = typeName(p.childForFieldName('type'), this.source);
-          this.expr(p.childForFieldName('value'), outer);
+          const value = p.childForFieldName('value');
+          // Unannotated, a parameter has the type of its default (`policy=compat32`,
+          // `repo=Repo()`); `None` says nothing.
+          type = typeName(p.childForFieldName('type'), this.source) ?? this.defaultType(value);
+          elem = elementTypeName(p.childForFieldName('type'), this.source);
+          this.expr(value, outer);
           break;
         }
         case 'list_splat_pattern':
@@ -113,9 +128,11 @@ export abstract class DefinitionWalker extends ExtractorBase {
         default:
           break;
       }
+      if (name && !type && testLike && !(first && ent.kind === 'method') && p.type === 'identifier') type = `fixture:${name}`;
       if (name) {
         inner.locals.add(name);
         if (type) setType(inner, name, type);
+        if (elem) inner.elems.set(name, elem);
         if (first && ent.kind === 'method') {
           const isStatic = decorators.includes('staticmethod');
           const isClassMethod = decorators.includes('classmethod') || ['__new__', '__init_subclass__', '__class_getitem__'].includes(ent.name);
@@ -125,8 +142,22 @@ export abstract class DefinitionWalker extends ExtractorBase {
           else if (!isStatic && (name === 'self' || decorators.length > 0)) inner.selfName = name;
         }
       }
+      const selfish = first && !!name && (inner.selfName === name || inner.clsName === name);
+      // Plain, it takes the type every caller passes (resolved by the graph from call sites).
+      if (name && !type && !selfish && (p.type === 'identifier' || p.type === 'default_parameter') && !inner.types.has(name)) {
+        setType(inner, name, `param:${ent.qname}:${keywordOnly ? -1 : position}:${name}`);
+      }
+      if (p.type === 'list_splat_pattern' || p.type === 'keyword_separator' || p.type === 'dictionary_splat_pattern') keywordOnly = true;
+      else if (name && !selfish) position++;
       if (p.type !== 'keyword_separator' && p.type !== 'positional_separator') first = false;
     }
+  }
+
+  /** The type expression of a parameter's default value: a call's callee or a dotted name. */
+  protected defaultType(value: Node | null): string | null {
+    const src = this.sources(value);
+    if (src.length !== 1) return null;
+    return 'call' in src[0] ? src[0].call : src[0].name;
   }
 
   protected importStatement(node: Node, scope: Scope): void {

@@ -47,6 +47,13 @@ export abstract class ExpressionWalker extends StatementWalker {
         this.expr(node.childForFieldName('body'), scope);
         return;
       }
+      case 'yield': {
+        // A fixture's value is what it yields.
+        const value = node.namedChild(0);
+        if (scope.fixture && value && value.type !== 'none') scope.returns.push(...this.sources(value));
+        this.expr(value, scope);
+        return;
+      }
       case 'named_expression': {
         const n = node.childForFieldName('name');
         if (n) scope.locals.add(this.text(n));
@@ -143,6 +150,7 @@ export abstract class ExpressionWalker extends StatementWalker {
           if (MUTATORS.has(method)) this.containerMutation(fn.childForFieldName('object')!, node, scope);
         }
         this.defer(scope, 'CALLS', path, nameNode);
+        if (args) this.pending[this.pending.length - 1].args = args;
         return;
       }
       if (fn.type === 'attribute') {
@@ -154,7 +162,10 @@ export abstract class ExpressionWalker extends StatementWalker {
           const isSuper = obj?.type === 'call' && obj.childForFieldName('function')?.type === 'identifier' && this.text(obj.childForFieldName('function')!) === 'super';
           // `Parser(...).parse()`, `self.loop().stop()`: the receiver is what that call returns.
           const made = !isSuper ? this.constructed(obj) : null;
-          if (made) this.deferTyped(scope, made, member, attr);
+          if (made) {
+            this.deferTyped(scope, made, member, attr);
+            if (args) this.pending[this.pending.length - 1].args = args;
+          }
           else this.refs.push({ from: scope.ent.id, relation: 'CALLS', target: member, receiver: isSuper ? { kind: 'super' } : { kind: 'expr' }, span: span(attr), catches: this.catches() });
           if (isSuper) {
             this.expr(obj!.childForFieldName('arguments'), scope);

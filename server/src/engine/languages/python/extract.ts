@@ -4,9 +4,9 @@
 // of its local names (Python decides locality by any assignment in the function).
 import type { Node, Tree } from 'web-tree-sitter';
 import { entityId } from '../../../../../protocol';
-import type { ExtractedEntity, FileExtraction, RawRef, Span } from '../types';
-import { moduleName } from './names';
-import { bindName, newScope, type Scope } from './scope';
+import type { CallArgs, ExtractedEntity, FileExtraction, RawRef, Span } from '../types';
+import { BUILTINS, moduleName } from './names';
+import { bindName, newScope, type Binding, type Scope } from './scope';
 import { cleandoc } from './text';
 import { ExpressionWalker } from './expressions';
 import { MAX_BODY_WORDS, TOP_DEFS, shift, span } from './base';
@@ -81,7 +81,8 @@ export class PythonExtractor extends ExpressionWalker {
       entities: [modEnt, ...this.members, ...this.entities.slice(1)],
       refs: this.refs,
       imports: this.imports,
-      attrTypes: this.attrTypes,
+      attrTypes: this.attrTypes.filter((a) => a.type),
+      ...(this.callArgs.length ? { callArgs: this.callArgs } : {}),
       syntaxErrors,
     };
   }
@@ -93,7 +94,7 @@ export class PythonExtractor extends ExpressionWalker {
   }
 
   protected walkSection(node: Node, text: string): void {
-    const sec: Section = { text, row: node.startPosition.row, column: node.startPosition.column, entities: [], members: [], refs: [], attrTypes: [], reusable: true };
+    const sec: Section = { text, row: node.startPosition.row, column: node.startPosition.column, entities: [], members: [], refs: [], attrTypes: [], callArgs: [], reusable: true };
     const marks = { e: this.entities.length, m: this.members.length, r: this.refs.length, a: this.attrTypes.length, i: this.imports.length };
     this.section = this.sections.length;
     this.sections.push(sec);
@@ -110,7 +111,7 @@ export class PythonExtractor extends ExpressionWalker {
   /** Puts a previous section's output in, moved `delta` rows. */
   protected replay(old: Section, delta: number): void {
     const move = <T extends { span: Span }>(x: T): T => (delta ? { ...x, span: shift(x.span, delta) } : { ...x });
-    const sec: Section = { ...old, row: old.row + delta, entities: [], members: [], refs: [], attrTypes: old.attrTypes };
+    const sec: Section = { ...old, row: old.row + delta, entities: [], members: [], refs: [], attrTypes: old.attrTypes, callArgs: old.callArgs };
     sec.entities = old.entities.map((e) => ({ ...move(e), nameSpan: delta ? shift(e.nameSpan, delta) : e.nameSpan }));
     sec.members = old.members.map((e) => ({ ...move(e), nameSpan: delta ? shift(e.nameSpan, delta) : e.nameSpan }));
     sec.refs = old.refs.map(move);
@@ -120,6 +121,7 @@ export class PythonExtractor extends ExpressionWalker {
     this.members.push(...sec.members);
     this.refs.push(...sec.refs);
     this.attrTypes.push(...sec.attrTypes);
+    this.callArgs.push(...sec.callArgs);
     this.sections.push(sec);
   }
 
@@ -130,19 +132,40 @@ export class PythonExtractor extends ExpressionWalker {
   /** Decides receivers now that every scope knows its locals, and emits the refs. */
   protected finish(): void {
     const seenReads = new Set<string>();
+    // Names this file binds itself (a builtin shadowed by a def or an import is a call to it).
+    const ownNames = new Set<string>([...this.entities.map((e) => e.name), ...this.members.map((e) => e.name), ...this.imports.map((b) => b.local ?? '*')]);
+    if (ownNames.has('*')) for (const b of BUILTINS) ownNames.add(b);
     const emit = (p: Pending, ref: RawRef) => {
       this.refs.push(ref);
       if (p.section >= 0) this.sections[p.section].refs.push(ref);
+      // A call on an expression of unknown type never reaches a workspace function, nor does a
+      // builtin this file neither defines nor imports: no record (most calls are one of them).
+      if (p.args && ref.relation === 'CALLS' && !ref.access && ref.receiver?.kind !== 'expr' && !(ref.receiver === undefined && BUILTINS.has(ref.target) && !ownNames.has(ref.target))) {
+        const raw = this.argTypes(p.args, p.scope);
+        const args = (raw ?? []).map((a) => {
+          if (a === '*' || a === '') return a;
+          const eq = /^(\w+)=/.exec(a);
+          const t = eq ? a.slice(eq[0].length) : a;
+          const canon = t ? this.canonicalType(p.scope, t) ?? '' : '';
+          return eq ? `${eq[1]}=${canon}` : canon;
+        });
+        if (!raw) return;
+        const c: CallArgs = { from: ref.from, target: ref.target, args };
+        if (ref.receiver) c.receiver = ref.receiver;
+        this.callArgs.push(c);
+        if (p.section >= 0) this.sections[p.section].callArgs.push(c);
+      }
     };
     for (const p of this.pending) {
       const segs = p.path.split('.');
-      const b = bindName(p.scope, segs[0]);
+      const narrowed = p.narrow?.get(segs[0]);
+      const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(p.scope, segs[0]);
       const rest = segs.slice(1).join('.');
       const from = p.scope.ent.id;
       const base: Omit<RawRef, 'target'> = { from, relation: p.relation, span: p.span };
       if (p.catches) base.catches = p.catches;
       if (p.member !== undefined) {
-        const type = this.callType(p.scope, p.path);
+        const type = this.callType(p.scope, p.path, p.narrow);
         emit(p, type ? { ...base, target: p.member, receiver: { kind: 'typed', type } } : { ...base, target: p.member, receiver: { kind: 'expr' } });
         continue;
       }
@@ -159,7 +182,9 @@ export class PythonExtractor extends ExpressionWalker {
         // itself assigns (those are data, not properties).
         if (b.kind === 'self' && rest && !(segs.length === 2 && this.memberIds.has(entityId('attr', this.file, `${b.scope.ent.qname}.${rest}`)))) {
           emit(p, { ...base, target: rest, receiver: { kind: 'self' }, access: true });
-        } else if (b.kind === 'typed' && rest) {
+        } else if (b.kind === 'typed' && rest && !b.type.startsWith('param:')) {
+          // (Not through parameters typed by their callers: reading their attributes is too
+          // common to keep a reference for each on the chance of a property.)
           const type = this.canonicalType(p.scope, b.type);
           if (type) emit(p, { ...base, target: rest, receiver: { kind: 'typed', type }, access: true });
         }
@@ -201,6 +226,8 @@ export class PythonExtractor extends ExpressionWalker {
           break;
       }
     }
+    // An attribute type written as a local's name becomes that local's type; unknown ones go.
+    for (const { a, scope } of this.attrScopes) a.type = (scope.kind === 'function' ? this.canonicalType(scope, a.type) : a.type) ?? '';
     for (const s of this.scopes) {
       if (s.kind === 'function' && !s.ent.returns && s.returns.length) {
         // Every type we can tell, as alternatives (`A|B`): the graph takes the first that
@@ -219,18 +246,23 @@ export class PythonExtractor extends ExpressionWalker {
    * scope: `self.m` / `cls.m` for methods of the enclosing class, `T.m` for a local of type T,
    * the class itself for `cls()`, the callee as written for other names; null when unknown.
    */
-  protected callType(scope: Scope, callee: string): string | null {
-    const segs = callee.split('.');
-    const rest = segs.slice(1).join('.');
-    const b = bindName(scope, segs[0]);
+  protected callType(scope: Scope, callee: string, narrow?: Map<string, string>): string | null {
+    const { head, called, rest } = splitHead(callee);
+    const narrowed = narrow?.get(head);
+    const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(scope, head);
+    // `x().m`: what calling a local returns is unknown here.
+    if (called && b.kind !== 'name' && b.kind !== 'cls') return null;
     switch (b.kind) {
       case 'self':
+        // `self.__class__(...)` builds another instance of the enclosing class.
+        if (rest === '__class__') return b.scope.ent.qname;
         return rest ? `self.${rest}` : null;
       case 'cls':
+        if (called) return rest ? `${b.scope.ent.qname}().${rest}` : b.scope.ent.qname;
         return rest ? `cls.${rest}` : b.scope.ent.qname;
       case 'typed': {
         const t = this.canonicalType(scope, b.type);
-        return rest && t ? `${t}.${rest}` : null;
+        return rest && t ? alternatives(t, (alt) => `${alt}().${rest}`) : null;
       }
       case 'local':
         return null;
@@ -241,29 +273,46 @@ export class PythonExtractor extends ExpressionWalker {
 
   /**
    * A recorded type expression made resolvable outside this function: a first name that is a
-   * typed local is replaced by its type (`y.make` → `T.make`); one that is an untyped local
-   * makes it unknown (null), so the graph never resolves it to a same-named global.
+   * typed local is replaced by its type (`y.make` → `T().make`: member `make` of what `T` is); one that is an untyped local
+   * makes it unknown (null), so the graph never resolves it to a same-named global. Each
+   * alternative of `A|B` on its own; the unknown ones are left out.
    */
   protected canonicalType(scope: Scope, type: string, depth = 0): string | null {
-    const dot = type.indexOf('.');
-    const head = dot < 0 ? type : type.slice(0, dot);
-    const rest = dot < 0 ? '' : type.slice(dot);
+    if (type.includes('|')) {
+      const alts = type.split('|').map((t) => this.canonicalType(scope, t, depth)).filter((t): t is string => !!t);
+      return alts.length ? [...new Set(alts.flatMap((a) => a.split('|')))].slice(0, MAX_ALTERNATIVES).join('|') : null;
+    }
+    const { head, called, rest } = splitHead(type);
     const b = bindName(scope, head);
-    if (b.kind === 'local') return null;
+    // `self` / `cls` themselves, `self.__class__`, `cls()`: the enclosing class.
+    if ((b.kind === 'self' || b.kind === 'cls') && !called && (!rest || rest === '__class__')) return b.scope.ent.qname;
+    if (b.kind === 'cls' && called) return rest ? `${b.scope.ent.qname}().${rest}` : b.scope.ent.qname;
+    if (b.kind === 'local' || (called && b.kind !== 'name')) return null;
     if (b.kind === 'typed' && depth < 3 && b.type !== type) {
       const inner = this.canonicalType(scope, b.type, depth + 1);
-      return inner ? inner + rest : null;
+      return inner ? alternatives(inner, (alt) => (rest ? `${alt}().${rest}` : alt)) : null;
     }
     return type;
   }
 
-  /** The type of a returned name: `self` → its class; a local of known type → that type. */
+  /** The type of a returned name: `self` → its class; `self.x`, a local of known type. */
   protected nameTypeOf(scope: Scope, name: string): string | null {
-    const b = bindName(scope, name);
-    if (b.kind === 'self' && scope.cls) return scope.cls.ent.qname;
-    if (b.kind === 'typed') return this.canonicalType(scope, b.type);
-    return null;
+    return this.typableName(name, scope) ? this.canonicalType(scope, name) : null;
   }
+}
+
+/** At most this many alternatives are kept in a type expression (`A|B|C`). */
+const MAX_ALTERNATIVES = 3;
+
+/** `a.b().c` → head `a`, rest `b().c`; `f().g` → head `f`, called. */
+function splitHead(expr: string): { head: string; called: boolean; rest: string } {
+  const m = /^([^.(]*)(\(\))?(?:\.(.*))?$/s.exec(expr);
+  return m ? { head: m[1], called: !!m[2], rest: m[3] ?? '' } : { head: expr, called: false, rest: '' };
+}
+
+/** Applies `f` to each alternative of `A|B`. */
+function alternatives(type: string, f: (alt: string) => string): string {
+  return type.split('|').map(f).join('|');
 }
 
 export function extractPython(tree: Tree, source: string, file: string, reuse?: { state?: PythonReuse }): FileExtraction {

@@ -1,7 +1,7 @@
 // Python, registered in ../registry.ts.
 import type { LanguageSupport } from '../types';
 import { extractPython, type PythonReuse } from './extract';
-import { absoluteModule, BUILTINS, EXCEPTION_BASES, handlerCatches, isOverloadStub, isPropertyGetter, moduleName } from './names';
+import { absoluteModule, BUILTINS, EXCEPTION_BASES, fixtureScopes, handlerCatches, isOverloadStub, isPropertyGetter, moduleName } from './names';
 import { basedir, importNames, isExternalModule, isLayoutFile } from './modules';
 import { skeletonPython } from './skeleton';
 
@@ -26,4 +26,5 @@ export const python: LanguageSupport = {
   basedir,
   isLayoutFile,
   isExternalModule,
+  fixtureScopes,
 };

@@ -119,3 +119,17 @@ export function isOverloadStub(decorators: readonly string[]): boolean {
 export function isPropertyGetter(decorators: readonly string[]): boolean {
   return decorators.some((d) => GETTERS.test(d));
 }
+
+/**
+ * Where pytest finds the fixtures a test's parameters name, besides the test's own module:
+ * `conftest.py` in the test's folder and in each folder above it, nearest first.
+ */
+export function fixtureScopes(file: string): string[] {
+  const out: string[] = [];
+  let dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+  for (;;) {
+    out.push(dir ? `${dir}/conftest.py` : 'conftest.py');
+    if (!dir) return out;
+    dir = dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '';
+  }
+}

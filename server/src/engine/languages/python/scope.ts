@@ -15,13 +15,17 @@ export interface Scope {
   globals: Set<string>;
   /** Local name → type expression (`x = Repo()`, `x: Repo`, `with Repo() as x`); '' when conflicting. */
   types: Map<string, string>;
+  /** Local name → type of its elements (`xs: list[Repo]`), for `for x in xs`. */
+  elems: Map<string, string>;
   /** First parameter of a method: `self`; of a classmethod: `cls` (in clsName). */
   selfName: string | null;
   clsName: string | null;
   /** Identifiers seen in the body, for lexical search. */
   words: Set<string>;
-  /** What the function's `return` statements return, for its inferred return type. */
+  /** What the function's `return` statements return (a fixture's `yield`s too), for its inferred return type. */
   returns: Array<{ call: string } | { name: string } | { other: true }>;
+  /** A pytest fixture: what it yields is its value. */
+  fixture?: boolean;
 }
 
 export type Binding =
@@ -40,6 +44,7 @@ export function newScope(ent: ExtractedEntity, kind: Scope['kind'], parent: Scop
     locals: new Set(),
     globals: new Set(),
     types: new Map(),
+    elems: new Map(),
     selfName: null,
     clsName: null,
     words: new Set(),
@@ -76,10 +81,28 @@ export function bindName(scope: Scope, head: string): Binding {
   return { kind: 'name' };
 }
 
-/** Records `name: type` in a scope; two different types for one name cancel each other. */
+/**
+ * Records `name: type` in a scope. A name bound to several types holds them all as
+ * alternatives (`A|B`, at most three: more cancel each other, as does a value built from the
+ * name itself, `x = x.copy()`, which this flow-insensitive record cannot follow).
+ */
 export function setType(scope: Scope, name: string, type: string | null): void {
   if (!type) return;
   const prev = scope.types.get(name);
-  if (prev === undefined) scope.types.set(name, type);
-  else if (prev !== type) scope.types.set(name, '');
+  if (prev === '') return;
+  // `x = x or Default()`: the name itself is its previous value; `x = x.copy()` is unknown.
+  const alts = type.split('|');
+  const own = alts.filter((a) => /^[^.(]*/.exec(a)![0] === name);
+  if (own.some((a) => a !== name)) {
+    scope.types.set(name, '');
+    return;
+  }
+  type = alts.filter((a) => a !== name).join('|');
+  if (!type) return;
+  if (prev === undefined) {
+    scope.types.set(name, type);
+    return;
+  }
+  const merged = new Set([...prev.split('|'), ...type.split('|')]);
+  scope.types.set(name, merged.size > 3 ? '' : [...merged].join('|'));
 }

@@ -2,7 +2,7 @@
 import type { Node } from 'web-tree-sitter';
 import { entityId } from '../../../../../protocol';
 import { bindName, setType, type Scope } from './scope';
-import { dotted, typeName } from './text';
+import { dotted, elementTypeName, typeName } from './text';
 import { DefinitionWalker } from './definitions';
 import { headOf } from './base';
 
@@ -48,9 +48,8 @@ export abstract class StatementWalker extends DefinitionWalker {
       case 'return_statement': {
         const value = node.namedChild(0);
         if (scope.kind === 'function' && value && value.type !== 'none') {
-          const callee = this.constructed(value);
-          if (callee) scope.returns.push({ call: callee });
-          else if (value.type === 'identifier') scope.returns.push({ name: this.text(value) });
+          const sources = this.sources(value);
+          if (sources.length) scope.returns.push(...sources);
           else scope.returns.push({ other: true });
         }
         this.expr(value, scope);
@@ -59,11 +58,27 @@ export abstract class StatementWalker extends DefinitionWalker {
       case 'try_statement':
         this.tryStatement(node, scope);
         return;
-      case 'for_statement':
-        this.bindPattern(node.childForFieldName('left'), scope);
-        this.expr(node.childForFieldName('right'), scope);
+      case 'if_statement':
+        this.ifStatement(node, scope);
+        return;
+      case 'assert_statement':
+        // `assert isinstance(x, T)`: from here on, x is a T.
+        if (scope.kind === 'function') this.narrowScope(scope, this.isinstanceTypes(node.namedChild(0), true));
+        this.blocksOf(node, scope, []);
+        return;
+      case 'for_statement': {
+        const left = node.childForFieldName('left');
+        const right = node.childForFieldName('right');
+        this.bindPattern(left, scope);
+        // `for x in xs` over `xs: list[Repo]`: x is a Repo.
+        if (left?.type === 'identifier' && right?.type === 'identifier' && scope.kind === 'function') {
+          const elem = scope.elems.get(this.text(right));
+          if (elem) setType(scope, this.text(left), elem);
+        }
+        this.expr(right, scope);
         this.blocksOf(node, scope, ['left', 'right']);
         return;
+      }
       case 'with_statement':
         for (const c of node.namedChildren) {
           if (!c) continue;
@@ -80,6 +95,30 @@ export abstract class StatementWalker extends DefinitionWalker {
       default:
         this.blocksOf(node, scope, []);
     }
+  }
+
+  /**
+   * `if isinstance(x, T):` types x as a T in the body; `if not isinstance(x, T): raise …` (or
+   * `return`) as a T after it, which this flow-insensitive record takes for the whole function.
+   */
+  protected ifStatement(node: Node, scope: Scope): void {
+    const cond = node.childForFieldName('condition');
+    const body = node.childForFieldName('consequence');
+    this.expr(cond, scope);
+    if (body && scope.kind === 'function') {
+      const last = body.namedChildren.filter((c) => c && c.type !== 'comment').pop();
+      if (last && (last.type === 'raise_statement' || last.type === 'return_statement')) this.narrowScope(scope, this.isinstanceTypes(cond, false));
+      const types = this.isinstanceTypes(cond, true);
+      if (types.size) this.narrowing.push({ scope, types });
+      this.block(body, scope);
+      if (types.size) this.narrowing.pop();
+    } else if (body) this.block(body, scope);
+    this.blocksOf(node, scope, ['condition', 'consequence']);
+  }
+
+  /** Types narrowed for the rest of a function: its parameters and locals only. */
+  protected narrowScope(scope: Scope, types: Map<string, string>): void {
+    for (const [name, type] of types) if (scope.locals.has(name) && !scope.globals.has(name)) scope.types.set(name, type);
   }
 
   /** Compound statements (if/while/match/ERROR...): blocks as statements, the rest as expressions. */
@@ -120,7 +159,9 @@ export abstract class StatementWalker extends DefinitionWalker {
     if (right?.type === 'assignment') this.assignment(right, scope);
     else this.expr(right, scope);
     if (!left) return;
-    const rightType = typeName(annotation, this.source) ?? this.constructed(right) ?? this.nameType(right, scope);
+    const rightType = typeName(annotation, this.source) ?? this.valueType(right, scope);
+    const elem = elementTypeName(annotation, this.source);
+    if (elem && left.type === 'identifier' && scope.kind === 'function') scope.elems.set(this.text(left), elem);
     this.mutationTarget(left, scope, rightType, false);
     if (scope.kind === 'module' && left.type === 'identifier') {
       // What a module global is, for other files: another name, or an instance built by a call.
@@ -143,7 +184,7 @@ export abstract class StatementWalker extends DefinitionWalker {
           setType(scope, name, type);
         } else if (scope.kind === 'class') {
           this.member(scope, name, t);
-          if (type) this.attrTypes.push({ cls: scope.ent.id, attr: name, type });
+          if (type) this.attrType(scope, scope.ent.id, name, type);
         } else if (scope.globals.has(name)) {
           this.defer(scope, 'MUTATES', name, t, 'globalOnly');
         } else {
@@ -165,7 +206,7 @@ export abstract class StatementWalker extends DefinitionWalker {
         if (b.kind === 'self' && segs.length === 2 && scope.kind === 'function') {
           // `self.x = …` declares attribute x of the class (and types it when constructed).
           this.member(b.scope, segs[1], t);
-          if (type) this.attrTypes.push({ cls: b.scope.ent.id, attr: segs[1], type });
+          if (type) this.attrType(scope, b.scope.ent.id, segs[1], type);
         }
         if (scope.kind !== 'module' || b.kind !== 'name') this.defer(scope, 'MUTATES', path, t);
         return;

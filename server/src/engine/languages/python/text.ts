@@ -70,7 +70,11 @@ export function typeName(node: Node | null, source: string): string | null {
     case 'attribute':
       return dotted(node, source);
     case 'string': {
-      const inner = source.slice(node.startIndex, node.endIndex).replace(/^['"]+|['"]+$/g, '').trim();
+      // A forward reference: `"Repo"`, `"Repo | None"`, `"Optional[Repo]"`.
+      let inner = source.slice(node.startIndex, node.endIndex).replace(/^['"]+|['"]+$/g, '').trim();
+      inner = inner.replace(/\s*\|\s*None$|^None\s*\|\s*/g, '');
+      const opt = /^(?:typing\.|t\.)?Optional\[\s*([\w.]+)\s*\]$/.exec(inner);
+      if (opt) inner = opt[1];
       return DOTTED_NAME.test(inner) ? inner : null;
     }
     case 'generic_type':
@@ -91,4 +95,26 @@ export function typeName(node: Node | null, source: string): string | null {
     default:
       return null;
   }
+}
+
+const CONTAINERS = new Set(['list', 'List', 'set', 'Set', 'frozenset', 'FrozenSet', 'Sequence', 'MutableSequence', 'Iterable', 'Iterator', 'Collection', 'AbstractSet', 'MutableSet', 'Generator', 'deque', 'Deque']);
+
+/** The class of the elements of a container annotation: `list[Repo]`, `Iterable["Repo"]`, `tuple[Repo, ...]`. */
+export function elementTypeName(node: Node | null, source: string): string | null {
+  if (!node) return null;
+  if (node.type === 'type') return node.namedChildCount === 1 ? elementTypeName(node.namedChild(0), source) : null;
+  if (node.type === 'string') {
+    const m = /^(?:[\w.]+\.)?(\w+)\[\s*([\w.]+)\s*(?:,\s*\.\.\.\s*)?\]$/.exec(source.slice(node.startIndex, node.endIndex).replace(/^['"]+|['"]+$/g, '').trim());
+    return m && (CONTAINERS.has(m[1]) || m[1] === 'tuple' || m[1] === 'Tuple') ? m[2] : null;
+  }
+  if (node.type !== 'generic_type' && node.type !== 'subscript') return null;
+  const head = node.namedChild(0);
+  const name = head ? dotted(head, source) : null;
+  const last = name?.slice(name.lastIndexOf('.') + 1);
+  if (!last) return null;
+  const args = node.type === 'subscript' ? [node.childForFieldName('subscript')] : (node.namedChild(1)?.namedChildren ?? []);
+  if (CONTAINERS.has(last)) return typeName(args[0] ?? null, source);
+  // `tuple[Repo, ...]`: a tuple of any length of one class.
+  if ((last === 'tuple' || last === 'Tuple') && args.length === 2 && args[1] && source.slice(args[1].startIndex, args[1].endIndex) === '...') return typeName(args[0] ?? null, source);
+  return null;
 }
