@@ -1,7 +1,7 @@
 // The in-memory symbol model that name resolution reads: per file, its entities by qualified
 // name, its import bindings and attribute types; across files, modules by dotted name and
 // top-level names. Built once from the store, then kept current file by file.
-import type { ImportName, LanguageSupport, ProjectFiles, WorkspaceLayout } from '../languages/types';
+import type { ImportName, LanguageSupport, ProjectFiles, ReceiverKind, WorkspaceLayout } from '../languages/types';
 import { lastSegment } from '../dotted';
 
 export interface Ent {
@@ -65,7 +65,7 @@ export interface CallSite {
   file: string;
   from: string;
   target: string;
-  receiver: string | null;
+  receiver: ReceiverKind | null;
   rtype: string | null;
   args: string[];
 }

@@ -43,12 +43,12 @@ export function* shortestPathsTraversal(store: Store, from: string, to: string, 
     const steps: Step[] = [];
     const seen = new Map<string, Step>();
     for (const r of store.outgoing(node)) {
-      if (!r.edge_target || !wanted.has(r.relation as Relation) || (r.dispatch === 1 && !dispatch)) continue;
+      if (!r.edge_target || !wanted.has(r.relation) || (r.dispatch === 1 && !dispatch)) continue;
       const key = `${r.edge_target}\0${r.relation}`;
       const known = seen.get(key);
       // One hop per target and relation: the first site, a certain call before a dispatch one.
       if (known && !(known.hop.dispatch && r.dispatch !== 1)) continue;
-      const hop: PathHop = { from: node, to: r.edge_target, relation: r.relation as Relation, line: r.sr + 1 };
+      const hop: PathHop = { from: node, to: r.edge_target, relation: r.relation, line: r.sr + 1 };
       if (r.ambiguous) hop.ambiguous = true;
       if (r.dispatch === 1) hop.dispatch = true;
       if (known) known.hop = hop;
@@ -68,7 +68,7 @@ export function* shortestPathsTraversal(store: Store, from: string, to: string, 
     for (const n of frontier) {
       yield;
       for (const r of store.incoming(n)) {
-        if (!wanted.has(r.relation as Relation) || dist.has(r.source) || (r.dispatch === 1 && !dispatch)) continue;
+        if (!wanted.has(r.relation) || dist.has(r.source) || (r.dispatch === 1 && !dispatch)) continue;
         dist.set(r.source, d);
         next.push(r.source);
       }

@@ -2,7 +2,7 @@
 // reference of the workspace until the run ends (2 M for site-packages); as one object each
 // (plus its input object) they took ~300 bytes of heap apiece, as columns about a third.
 import { RELATIONS, type Relation } from '../../../../protocol';
-import { RECEIVER_KINDS, type RawRef } from '../languages/types';
+import { RECEIVER_KINDS, type ConfigKind, type RawRef } from '../languages/types';
 import type { RefInput } from './resolve';
 
 const RECEIVERS = [null, ...RECEIVER_KINDS] as const;
@@ -15,7 +15,7 @@ export class PendingRefs {
   private readonly sources: string[] = [];
   private readonly targets: string[] = [];
   private readonly rtypes: Array<string | null> = [];
-  private readonly configKinds: Array<string | null> = [];
+  private readonly configKinds: Array<ConfigKind | null> = [];
   private readonly catches: Array<string[] | null> = [];
   /** relation | receiver << 3 | access << 6 */
   private readonly codes: number[] = [];

@@ -1,18 +1,21 @@
 // Name resolution: a raw reference + the symbol model → zero, one or several target ids.
 // The rules are written down in ./README.md; keep the two in step.
-import { entityId } from '../../../../protocol';
+import { entityId, type Relation } from '../../../../protocol';
+import type { ConfigKind, ReceiverKind } from '../languages/types';
 import { TYPE_KINDS, type Ent, type FileSymbols } from './model';
 import { lastSegment } from '../dotted';
 import { MAX_CANDIDATES, NameLookup, type Found } from './lookup';
 
+/** A reference as resolution reads it: a `RawRef` flattened, with the file it is in. */
 export interface RefInput {
   file: string;
   source: string;
-  relation: string;
+  relation: Relation;
   target: string;
-  receiver: string | null;
+  receiver: ReceiverKind | null;
+  /** The type expression of a `typed` receiver. */
   rtype: string | null;
-  configKind: string | null;
+  configKind: ConfigKind | null;
   catches: string[] | null;
   /** A CALLS made by reading an attribute: only a property getter is a target. */
   access?: boolean;

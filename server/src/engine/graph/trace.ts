@@ -106,7 +106,7 @@ export function* traceTraversal(store: Store, graph: Graph, req: TraceRequest, r
       for (const step of plan) {
         const rows = step.dir === 'out' ? store.outgoing(node) : store.incoming(node);
         for (const r of rows) {
-          if (!step.relations.includes(r.relation as Relation)) continue;
+          if (!step.relations.includes(r.relation)) continue;
           const e = toEdge(r);
           if (e.dispatch && !withDispatch) continue;
           const other = step.dir === 'out' ? e.target : e.source;

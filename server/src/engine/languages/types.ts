@@ -65,8 +65,10 @@ export type Receiver =
   | { kind: 'typed'; type: string } // a local whose type expression is known (`x = Cls()`, `x: Cls`)
   | { kind: 'expr' }; // some other expression (`f().m()`, `x[0].m()`): target is the member only
 
+export type ReceiverKind = Receiver['kind'];
+
 /** Every receiver kind, in a fixed order: compact encodings (worker batches, pending refs) index into it. */
-export const RECEIVER_KINDS = ['self', 'cls', 'super', 'typed', 'expr'] as const satisfies ReadonlyArray<Receiver['kind']>;
+export const RECEIVER_KINDS = ['self', 'cls', 'super', 'typed', 'expr'] as const satisfies ReadonlyArray<ReceiverKind>;
 
 export type ConfigKind = 'env' | 'settings' | 'constant' | 'file';
 

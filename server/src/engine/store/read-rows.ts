@@ -1,7 +1,7 @@
 // Row shapes returned by the store and their conversion to the engine's plain types.
 import type { EntityKind, Relation } from '../../../../protocol';
 import type { EdgeRow, EntityRow } from '../api';
-import type { Span } from '../languages/types';
+import type { ConfigKind, ReceiverKind, Span } from '../languages/types';
 
 export interface FileRow {
   fid: number;
@@ -47,17 +47,18 @@ export type EntityLiteRow = Pick<EntityDbRow, 'id' | 'kind' | 'name' | 'qname' |
   alias: string | null;
 };
 
+/** The refs table's row; the columns hold only what `write-rows.ts` wrote from a `RawRef`. */
 export interface RefDbRow {
   rid: number;
   fid: number;
   path: string;
   source: string;
-  relation: string;
+  relation: Relation;
   target: string;
   last: string;
-  receiver: string | null;
+  receiver: ReceiverKind | null;
   rtype: string | null;
-  config_kind: string | null;
+  config_kind: ConfigKind | null;
   catches: string | null;
   reraise: number;
   access: number;
@@ -104,7 +105,7 @@ export function toEdge(r: RefEdgeDbRow): EdgeRow {
     source: r.source,
     target: r.edge_target,
     targetName: r.target,
-    relation: r.relation as Relation,
+    relation: r.relation,
     ambiguous: r.ambiguous === 1,
     caught: r.caught === 1,
     dispatch: r.dispatch === 1,
@@ -118,7 +119,7 @@ export interface CallArgsDbRow {
   path: string;
   source: string;
   target: string;
-  receiver: string | null;
+  receiver: ReceiverKind | null;
   rtype: string | null;
   args: string;
 }

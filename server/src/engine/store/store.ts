@@ -1,7 +1,8 @@
 // All SQL for files, entities, refs, edges, imports and attribute types (DESIGN invariant 2).
 // Statements are prepared once; writes happen inside transactions opened by the caller through
 // `transaction()`, so an index run commits in batches and a crash loses nothing already committed.
-import type { FileExtraction, RawRef } from '../languages/types';
+import type { Relation } from '../../../../protocol';
+import type { ConfigKind, FileExtraction, RawRef, ReceiverKind } from '../languages/types';
 import type { Db } from './db';
 import { lastSegment } from '../dotted';
 import type { CallArgsDbRow, EntityDbRow, EntityLiteRow, FileRow, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
@@ -491,7 +492,7 @@ export class Store {
     const ids = new Map(this.s.eidIds.all() as Array<[number, string]>);
     let last = 0;
     for (;;) {
-      const rows = this.s.refsAfterRid.all(last, chunk) as Array<[number, number, number, string, string, string | null, string | null, string | null, string | null, number]>;
+      const rows = this.s.refsAfterRid.all(last, chunk) as Array<[number, number, number, Relation, string, ReceiverKind | null, string | null, ConfigKind | null, string | null, number]>;
       if (!rows.length) return;
       const out: RefResolveRow[] = [];
       for (const [rid, fid, src, relation, target, receiver, rtype, config_kind, catches, access] of rows) {
