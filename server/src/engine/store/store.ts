@@ -116,7 +116,7 @@ export class Store {
 
   /** Opens a transaction that spans awaits; `transaction()` calls inside it become savepoints. */
   beginLong(): void {
-    if (!this.db.inTransaction) this.db.exec('BEGIN');
+    if (!this.db.inTransaction) this.db.exec(this.db.readonly ? 'BEGIN' : 'BEGIN IMMEDIATE');
   }
 
   /** Returns the milliseconds of the lexical fill (a bulk load's) it did first. */
@@ -146,7 +146,12 @@ export class Store {
 
   transaction<T>(fn: () => T): T {
     try {
-      return this.db.transaction(fn)();
+      // IMMEDIATE: the write lock is taken (or waited for) at BEGIN. A deferred transaction that
+      // reads first cannot wait at its first write if another process committed meanwhile
+      // (WAL answers SQLITE_BUSY at once), which failed a second writer as "the index is busy".
+      // Inside a transaction this is a savepoint either way.
+      const tx = this.db.transaction(fn);
+      return (this.db.readonly ? tx : tx.immediate)();
     } catch (e) {
       this.last = null; // rolled back: the cached rows may not be what the file holds
       throw e;

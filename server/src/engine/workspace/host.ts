@@ -44,6 +44,8 @@ export class IndexHost {
    * notification. Returns the files whose rows changed.
    */
   apply(change: Change): string[] {
+    // The first load reads the whole model (seconds on a large index): before the write lock.
+    if (change.writes.some((w) => w.kind !== 'touched')) this.graph.load();
     const changed = this.store.transaction(() => this.write(change.writes, false));
     if (changed.length) {
       this.graph.flush(true);
