@@ -1,7 +1,7 @@
 // Name lookup over the symbol model: scopes, imports and re-exports, class members through the
 // MRO, attribute and return types, aliases. The rules are in ./README.md; ./resolve.ts turns
 // these lookups into edges per relation.
-import type { Binding, Ent, FileSymbols, SymbolModel } from './model';
+import type { Binding, CallSite, Ent, FileSymbols, SymbolModel } from './model';
 import { dirOf, MEMBER_CONTAINERS, TYPE_KINDS } from './model';
 import type { RefInput } from './resolve';
 import { MODULE_VALUE } from '../languages/types';
@@ -35,6 +35,11 @@ export class NameLookup {
   protected cacheGen = -1;
   /** `param:` types by nesting and depth (results cut by those limits stay keyed apart). */
   protected paramCache = new Map<string, Ent[]>();
+  /**
+   * What a call site's callee resolves to, and whether that went through a caller-typed
+   * parameter: every parameter of a function asks about the same sites (one resolution each).
+   */
+  private siteCache = new Map<number, Map<CallSite, { ents: Ent[]; inferred: boolean }>>();
   /** Class name → names of the classes whose bases name it (by last segment), per generation. */
   protected subclassIndex: Map<string, string[]> | null = null;
 
@@ -46,6 +51,7 @@ export class NameLookup {
     this.mroCache.clear();
     this.typeCache.clear();
     this.paramCache.clear();
+    this.siteCache.clear();
     this.subclassIndex = null;
     this.cacheGen = this.model.generation;
   }
@@ -197,6 +203,24 @@ export class NameLookup {
     return out;
   }
 
+  private callSite(sfs: FileSymbols, sfrom: Ent, site: CallSite): { ents: Ent[] } {
+    // Nested lookups are cut by the nesting limit: an answer holds for its nesting level only.
+    let level = this.siteCache.get(this.nesting);
+    if (!level) this.siteCache.set(this.nesting, (level = new Map()));
+    const hit = level.get(site);
+    if (hit) {
+      if (hit.inferred) this.inferred = true;
+      return hit;
+    }
+    const before = this.inferred;
+    this.inferred = false;
+    const found = this.withReceiver(sfs, sfrom, { file: site.file, source: site.from, relation: 'CALLS', target: site.target, receiver: site.receiver, rtype: site.rtype, configKind: null, catches: null });
+    const entry = { ents: found.ents, inferred: this.inferred };
+    level.set(site, entry);
+    this.inferred = before || entry.inferred;
+    return entry;
+  }
+
   protected paramTypeOf(fs: FileSymbols, type: string, depth: number): Ent[] {
     const [, qname, pos, name] = type.split(':');
     const fn = fs.byQname.get(qname);
@@ -212,7 +236,7 @@ export class NameLookup {
         const sfs = this.model.files.get(site.file);
         const sfrom = this.model.byId.get(site.from);
         if (!sfs || !sfrom) continue;
-        const found = this.withReceiver(sfs, sfrom, { file: site.file, source: site.from, relation: 'CALLS', target: site.target, receiver: site.receiver, rtype: site.rtype, configKind: null, catches: null });
+        const found = this.callSite(sfs, sfrom, site);
         const hits = found.ents.map((e) => (e.kind === 'class' ? this.constructorOf(e) : e));
         if (!hits.includes(fn)) continue;
         if (hits.length > 1 || site.args.includes('*')) return [];
