@@ -59,7 +59,9 @@ export function prepareStatements(db: Db) {
     // Files whose imports may name a module (absolute, relative, or as a member of its package).
     pathsImportingName: p(`SELECT DISTINCT f.path FROM imports i JOIN files f ON f.fid = i.fid
       WHERE i.member = @n OR i.module = @n OR i.module LIKE '%.' || @n OR i.module LIKE @n || '.%' OR i.module LIKE '%.' || @n || '.%'`),
-    typedRefs: p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL'),
+    // A substring pre-filter in SQL (the caller checks whole words): no row reaches JS unless
+    // its type mentions one of the names.
+    typedRefsMentioning: p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(?) j WHERE instr(rtype, j.value) > 0)'),
     aliasesOfMember: p('SELECT DISTINCT local FROM imports WHERE member = ? AND local IS NOT NULL AND local <> member'),
     pathsUnder: p(`SELECT path FROM files WHERE substr(path, 1, length(@dir) + 1) = @dir || '/'`),
     deleteEdgesIntoEid: p('DELETE FROM edges WHERE dst = ?'),

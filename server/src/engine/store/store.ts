@@ -465,8 +465,13 @@ export class Store {
   }
 
   /** References whose receiver has a known type expression: row id and the type as written. */
-  typedRefs(): Array<{ rid: number; rtype: string }> {
-    return this.s.typedRefs.all() as Array<{ rid: number; rtype: string }>;
+  /**
+   * References with a typed receiver whose type text contains one of `names` (as a substring:
+   * callers match whole words). Every edit that moves a name asks, so the scan stays in SQLite.
+   */
+  typedRefsMentioning(names: string[]): Array<{ rid: number; rtype: string }> {
+    if (!names.length) return [];
+    return this.s.typedRefsMentioning.all(JSON.stringify(names)) as Array<{ rid: number; rtype: string }>;
   }
 
   /** Local names that imports give `name` (`from m import name as local`). */
