@@ -8,6 +8,7 @@
 // rules and categories as the pyright eval (./pyright/compare.ts, ./pyright/classify.ts).
 // Prints a table per set and writes bench-results/eval-calls-ts.json.
 import * as fs from 'node:fs';
+import { fileLines } from './pyright/measure';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../src/engine/engine';
@@ -162,12 +163,7 @@ async function runSet(set: 'ts' | 'js', opts: CallsTsOptions, log: (m: string) =
     const callsMs = Date.now() - tCalls;
 
     const index = new EntityIndex(side.entities, side.inherits);
-    const linesCache = new Map<string, string[]>();
-    const lines = (file: string) => {
-      let l = linesCache.get(file);
-      if (!l) linesCache.set(file, (l = engine!.fileText(file).split(/\r\n|\r|\n/)));
-      return l;
-    };
+    const lines = fileLines(engine!);
     const unanswered = new Set([...notPrepared, ...answeredElsewhere, ...failed.map((f) => f.id)]);
     // `new C` without parentheses and tagged templates are calls too; JSX elements are not text calls.
     const isCall = (file: string, site: Pos) => {

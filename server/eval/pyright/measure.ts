@@ -36,6 +36,16 @@ export interface Measured {
 
 const secs = (ms: number) => Math.round(ms / 100) / 10;
 
+/** A file's lines as the engine reads them, each file split once (the evals look at call sites). */
+export function fileLines(engine: Engine): (file: string) => string[] {
+  const cache = new Map<string, string[]>();
+  return (file) => {
+    let l = cache.get(file);
+    if (!l) cache.set(file, (l = engine.fileText(file).split(/\r\n|\r|\n/)));
+    return l;
+  };
+}
+
 export async function measureCalls(root: string, opts: MeasureOptions): Promise<Measured> {
   const { log } = opts;
   const t0 = Date.now();
@@ -69,12 +79,7 @@ export async function measureCalls(root: string, opts: MeasureOptions): Promise<
     const tCalls = Date.now();
 
     const index = new EntityIndex(side.entities, side.inherits);
-    const linesCache = new Map<string, string[]>();
-    const lines = (file: string) => {
-      let l = linesCache.get(file);
-      if (!l) linesCache.set(file, (l = engine!.fileText(file).split(/\r\n|\r|\n/)));
-      return l;
-    };
+    const lines = fileLines(engine);
     const unanswered = new Set([...collected.notPrepared, ...collected.answeredElsewhere, ...collected.failed.map((f) => f.id)]);
     const isCall = (file: string, site: Pos) => callShape(lines(file)[site.row] ?? '', site.column).isCall;
     const cmp = compareCalls(index, collected.facts, side.facts, isCall, unanswered);
