@@ -83,7 +83,11 @@ describe('embedding service with a model', () => {
     // The function now talks to the database instead of the disk.
     writeFile(store, 'files.py', [{ name: 'read_file', signature: 'def read_file(path)', body: 'sql query table row record' }], 'h2');
     expect(vs.pendingEids('model')).toEqual([eid]);
-    svc.changed();
+    // Told about another file only: the rescan looks at that file's entities, not this one's.
+    svc.changed(['net.py']);
+    await svc.idle();
+    expect(svc.embeddedCount('model')).toBe(10);
+    svc.changed(['files.py']);
     await svc.idle();
     expect(svc.embeddedCount('model')).toBe(11); // one more, not ten more
     expect(vs.pendingEids('model')).toEqual([]);

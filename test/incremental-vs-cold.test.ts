@@ -159,6 +159,47 @@ describe('incremental equals cold', () => {
     await e.close();
   });
 
+  test('parameters typed by their callers follow the call sites as they are added, changed and removed', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-params-'));
+    dirs.push(root);
+    const svc = [
+      'class Repo:\n    def save(self):\n        pass\n',
+      'class Cache:\n    def save(self):\n        pass\n',
+      'def store(r):\n    r.save()\n',
+      'class Holder:\n    def __init__(self, r):\n        self.r = r\n\n    def go(self):\n        self.r.save()\n',
+    ].join('\n\n');
+    fs.writeFileSync(path.join(root, 'svc.py'), svc);
+    // Another function named `store` elsewhere: a call to one must not stand for the other.
+    fs.writeFileSync(path.join(root, 'other.py'), 'def store(x):\n    x.save()\n');
+    const app = (body: string) => fs.writeFileSync(path.join(root, 'app.py'), `from svc import store, Repo, Cache, Holder\n\n\ndef main():\n${body}\n`);
+    const saves = (e: Engine) => ({
+      store: e.outgoing('func:svc.py:store', ['CALLS']).map((x) => x.target),
+      go: e.outgoing('method:svc.py:Holder.go', ['CALLS']).map((x) => x.target),
+    });
+    app('    store(Repo())\n    Holder(Repo())');
+    const e = await open(root);
+    await e.indexWorkspace();
+    expect(saves(e)).toEqual({ store: ['method:svc.py:Repo.save'], go: ['method:svc.py:Repo.save'] });
+    app('    store(Cache())\n    Holder(Cache())');
+    await e.indexWorkspace();
+    expect(saves(e)).toEqual({ store: ['method:svc.py:Cache.save'], go: ['method:svc.py:Cache.save'] });
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    // The call sites go: nothing types the parameters any more (found from the old edges).
+    app('    pass');
+    await e.indexWorkspace();
+    expect(saves(e)).toEqual({ store: [null], go: [null] }); // unresolved
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    app('    store(Repo())\n    Holder(Repo())');
+    await e.indexWorkspace();
+    expect(saves(e)).toEqual({ store: ['method:svc.py:Repo.save'], go: ['method:svc.py:Repo.save'] });
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    fs.rmSync(path.join(root, 'app.py'));
+    await e.indexWorkspace();
+    expect(saves(e)).toEqual({ store: [null], go: [null] }); // unresolved
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
   for (const [fixture, seed] of [
     ['causal', 1],
     ['causal', 2],

@@ -54,6 +54,8 @@ describe('VectorStore', () => {
     writeFile(store, 'net.py', [{ name: 'fetch_url', signature: 'def fetch_url(url, timeout)', body: 'http request' }], 'h2');
     expect(eidOf(store, 'func:net.py:fetch_url')).toBe(before); // upsert keeps the eid...
     expect(vs.pendingEids('model')).toEqual([before]); // ...and only the changed entity is pending
+    expect(vs.pendingEidsOfFiles('model', ['net.py'])).toEqual([before]); // found from its file alone
+    expect(vs.pendingEidsOfFiles('model', ['stats.py', 'nowhere.py'])).toEqual([]);
   });
 
   it('drops vectors of deleted entities, and recognises a reused eid as a new entity', () => {

@@ -125,7 +125,7 @@ export class Engine {
     this.store = new Store(db);
     this.graph = new Graph(this.store, projectFiles(this.root));
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
-    this.host = new IndexHost(this.store, this.graph, { changed: () => this.embeddings.changed() }, this.log);
+    this.host = new IndexHost(this.store, this.graph, { changed: (files) => this.embeddings.changed(files) }, this.log);
     this.docs = new Buffers(this.host, parsers, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   }
 

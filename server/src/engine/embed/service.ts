@@ -18,6 +18,10 @@ import { embeddingText } from './text';
 
 /** Quiet time after the last `changed()` before the index is rescanned (edits come in bursts). */
 const RESCAN_DELAY_MS = 250;
+/** A rescan scoped to the changed files reads their entities only; past this many, every entity. */
+const MAX_SCOPED_FILES = 500;
+/** Every so many scoped rescans, a full one (vectors of deleted entities go, binary is re-decided). */
+const FULL_RESCAN_EVERY = 50;
 
 /** Above this many entities, vector search switches to bits + re-scoring (ModelSettings.quantization 'auto'). */
 export const BINARY_THRESHOLD = 50_000;
@@ -45,6 +49,13 @@ export class EmbeddingService {
   private started = false;
   private closed = false;
   private dirty = true;
+  /**
+   * What the next rescan looks at: the entities of these files, or (null) every entity and every
+   * stored vector. A file-scoped rescan leaves the vectors of deleted entities to the next full
+   * one (every FULL_RESCAN_EVERY scoped ones): search skips vectors whose entity is gone.
+   */
+  private dirtyFiles: Set<string> | null = null;
+  private scopedRescans = 0;
   private loop: Promise<void> | null = null;
   private loading: Promise<void> | null = null;
   private rescanTimer: NodeJS.Timeout | undefined;
@@ -78,7 +89,11 @@ export class EmbeddingService {
    * Entities changed: embed what is new or different, forget what is gone. Cheap to call on
    * every edit: the rescan waits for a short quiet spell (a running loop picks it up sooner).
    */
-  changed(): void {
+  changed(files?: readonly string[]): void {
+    if (!files) this.dirtyFiles = null;
+    else if (!this.dirty) this.dirtyFiles = new Set(files);
+    else if (this.dirtyFiles) for (const f of files) this.dirtyFiles.add(f);
+    if (this.dirtyFiles && this.dirtyFiles.size > MAX_SCOPED_FILES) this.dirtyFiles = null;
     this.dirty = true;
     if (!this.started || this.closed) return;
     clearTimeout(this.rescanTimer);
@@ -198,6 +213,7 @@ export class EmbeddingService {
     const stream = new VectorStream(streamName, embedder, this.vectors, name);
     this.spaces.push({ name, embedder, encode, stream, batch, queue: [] });
     this.dirty = true;
+    this.dirtyFiles = null;
   }
 
   /** The model failed for good: its stream goes, the reason is logged once and kept as a note. */
@@ -228,8 +244,16 @@ export class EmbeddingService {
   }
 
   private rescan(): void {
+    const files = this.dirtyFiles && this.scopedRescans < FULL_RESCAN_EVERY ? [...this.dirtyFiles] : null;
     this.dirty = false;
+    this.dirtyFiles = null;
+    this.scopedRescans = files ? this.scopedRescans + 1 : 0;
     for (const s of this.spaces) {
+      if (files) {
+        const queued = new Set(s.queue);
+        for (const eid of this.vectors.pendingEidsOfFiles(s.name, files)) if (!queued.has(eid)) s.queue.push(eid);
+        continue;
+      }
       this.vectors.dropOrphans(s.name);
       this.vectors.setBinary(s.name, this.binaryWanted(s.embedder.dims));
       s.queue = this.vectors.pendingEids(s.name);

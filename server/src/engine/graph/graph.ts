@@ -6,7 +6,7 @@ import { languageById } from '../languages/registry';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../dotted';
 import type { RefDbRow, RefResolveRow } from '../store/read-rows';
-import { dirOf, SymbolModel, type Ent } from './model';
+import { dirOf, SymbolModel, type CallSite, type Ent } from './model';
 import { PendingRefs } from './pending';
 import type { RefInput } from './resolve';
 import { DispatchResolver, methodNamesBelow } from './dispatch';
@@ -39,14 +39,16 @@ interface Work {
    */
   layouts: Set<string>;
   /**
-   * Callees (last segment) whose call sites' argument types changed: the parameters they type,
-   * and what is typed through those, may resolve differently.
+   * Call sites whose callee or argument types changed, as they are now (`sites`) and what the
+   * old ones called (`calleeIds`, read from their edges before the rows went): the parameters
+   * of those functions are typed by their callers, and what is typed through them may move.
    */
-  callees: Set<string>;
+  sites: CallSite[];
+  calleeIds: Set<string>;
 }
 
 function newWork(): Work {
-  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map(), layouts: new Set(), callees: new Set() };
+  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map(), layouts: new Set(), sites: [], calleeIds: new Set() };
 }
 
 const CHUNK = 5000;
@@ -64,6 +66,8 @@ export class Graph {
   private run: (Work & { interleaved: boolean; fromStore: boolean }) | null = null;
   /** Per file, what its references' resolution depends on (to tell when kept ones need redoing). */
   private readonly contexts = new Map<string, string>();
+  /** What the call sites of the file about to be rewritten called, by callee name (`beforeWrite`). */
+  private oldCallTargets: { file: string; byName: Map<string, string[]> } | null = null;
 
   /** `project`: the workspace's project files (tsconfig.json, package.json) for module names. */
   constructor(
@@ -128,14 +132,15 @@ export class Graph {
     const before = this.model.files.get(file);
     if (!before) w.files.set(file, module);
     if (!before && language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
-    const oldIds = new Set(before ? [...before.byQname.values()].map((e) => e.id) : []);
+    const beforeEnts = before ? [...before.byQname.values(), ...(before.moduleEnt ? [before.moduleEnt] : [])] : [];
+    const oldIds = new Set(beforeEnts.map((e) => e.id));
     const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
     // Definitions whose role a decorator sets (an `@overload` stub, a property getter): a
     // change of role moves what their name resolves to, here and elsewhere.
     const role = (e: { overload?: boolean; property?: boolean }) => `${e.overload ? 'o' : ''}${e.property ? 'p' : ''}`;
     const oldRoles = new Map(before ? [...before.byQname.values(), ...[...before.dupes.values()].flat()].map((e) => [e.id, role(e)]) : []);
     const oldCalls = callKeys(before?.calls ?? []);
-    const oldReturns = new Map(before ? [...before.byQname.values()].map((e) => [e.id, e.returns ?? null]) : []);
+    const oldReturns = new Map(beforeEnts.map((e) => [e.id, e.returns ?? null]));
     const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
     const rebased = ex.entities.filter((e) => e.kind === 'class' && oldBases.has(e.id) && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])).map((e) => e.id);
@@ -152,7 +157,13 @@ export class Graph {
       calls: (ex.callArgs ?? []).map((c) => ({ from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args: c.args })),
     });
     if (rebased.length) for (const n of this.inheritedNames(rebased)) w.names.add(n);
-    for (const n of changedCallees(oldCalls, callKeys(this.model.files.get(file)?.calls ?? []))) w.callees.add(n);
+    const moved = new Set(changedCallees(oldCalls, callKeys(this.model.files.get(file)?.calls ?? [])));
+    if (moved.size) {
+      for (const c of this.model.files.get(file)?.calls ?? []) if (moved.has(lastSegment(c.target))) w.sites.push(c);
+      const old = this.oldCallTargets?.file === file ? this.oldCallTargets.byName : null;
+      for (const n of moved) for (const id of old?.get(n) ?? []) w.calleeIds.add(id);
+    }
+    this.oldCallTargets = null;
     for (const e of ex.entities) {
       const was = oldRoles.get(e.id);
       if (was !== undefined && was !== role({ overload: !!language.isOverloadStub?.(e.decorators), property: language.isPropertyGetter(e.decorators) })) {
@@ -179,6 +190,14 @@ export class Graph {
     if (!(w === this.run && this.run.fromStore)) for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
   }
 
+  /**
+   * Before a file's rows are rewritten or deleted: what its call sites resolved to, which the
+   * rows take with them (the functions whose caller-typed parameters they typed).
+   */
+  beforeWrite(file: string): void {
+    this.oldCallTargets = this.model.files.get(file)?.calls.length ? { file, byName: this.store.callTargetsOfFile(file) } : null;
+  }
+
   fileDeleted(file: string, deleted: DeleteResult, fromRun = false): void {
     this.load();
     const { removedIds } = deleted;
@@ -188,7 +207,8 @@ export class Graph {
     const gone = this.model.files.get(file);
     w.files.set(file, gone?.module ?? null);
     if (gone?.language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
-    for (const c of gone?.calls ?? []) w.callees.add(lastSegment(c.target));
+    if (this.oldCallTargets?.file === file) for (const ids of this.oldCallTargets.byName.values()) for (const id of ids) w.calleeIds.add(id);
+    this.oldCallTargets = null;
     this.model.removeFile(file);
     this.contexts.delete(file);
     for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
@@ -272,10 +292,21 @@ export class Graph {
     return out;
   }
 
-  /** Files that define an entity named one of `names` (a class for its constructor). */
-  private filesDefining(names: Set<string>): Set<string> {
-    const out = new Set<string>();
-    for (const e of this.model.byId.values()) if (names.has(e.name)) out.add(e.file);
+  /** The functions the work's changed call sites call now or called before, by file. */
+  private calleesOf(w: Work): Map<string, Ent[]> {
+    const fns = new Set<Ent>();
+    for (const site of w.sites) for (const e of this.resolver.callees(site)) fns.add(e);
+    for (const id of w.calleeIds) {
+      const e = this.model.byId.get(id);
+      if (e) fns.add(this.resolver.boundBy(e));
+    }
+    const out = new Map<string, Ent[]>();
+    for (const f of fns) {
+      if (f.kind !== 'function' && f.kind !== 'method') continue;
+      const l = out.get(f.file);
+      if (l) l.push(f);
+      else out.set(f.file, [f]);
+    }
     return out;
   }
 
@@ -389,12 +420,21 @@ export class Graph {
         for (const path of this.filesImporting(moved)) for (const r of this.store.refsOfFile(path)) add(r);
       }
       const typedNames = new Set(names);
-      if (w.callees.size) {
-        // Parameters typed by their callers: every reference in the files defining the callee,
-        // and receivers typed through what those files' functions return.
-        for (const file of this.filesDefining(w.callees)) {
-          for (const r of this.store.refsOfFile(file)) add(r);
-          for (const e of this.model.files.get(file)?.byQname.values() ?? []) if (e.returns) typedNames.add(e.name);
+      if (w.sites.length || w.calleeIds.size) {
+        // Parameters typed by their callers: the references typed through a parameter of a
+        // function whose call sites changed (every reference of its file when an attribute
+        // holds one, `self.repo = repo`), and receivers typed through what it returns.
+        for (const [file, fns] of this.calleesOf(w)) {
+          const fs = this.model.files.get(file);
+          const prefixes = fns.map((f) => `param:${f.qname}:`);
+          const inAttrs = [...(fs?.attrTypes.values() ?? [])].some((m) => [...m.values()].some((t) => prefixes.some((p) => t.includes(p))));
+          if (inAttrs) {
+            for (const r of this.store.refsOfFile(file)) add(r);
+            for (const e of fs?.byQname.values() ?? []) if (e.returns) typedNames.add(e.name);
+          } else {
+            for (const r of this.store.paramTypedRefsOfFile(file)) if (prefixes.some((p) => r.rtype!.includes(p))) add(r);
+            for (const f of fns) if (f.returns) typedNames.add(f.name);
+          }
         }
       }
       if (w.types.size || typedNames.size) {

@@ -2,7 +2,7 @@
 // The rules are written down in ./README.md; keep the two in step.
 import { entityId, type Relation } from '../../../../protocol';
 import type { ConfigKind, ReceiverKind } from '../languages/types';
-import { TYPE_KINDS, type Ent, type FileSymbols } from './model';
+import { TYPE_KINDS, type CallSite, type Ent, type FileSymbols } from './model';
 import { lastSegment } from '../dotted';
 import { MAX_CANDIDATES, NameLookup, type Found } from './lookup';
 
@@ -55,6 +55,22 @@ export class Resolver extends NameLookup {
       default:
         return NONE;
     }
+  }
+
+  /** The functions a call site binds its arguments to (for a class, its constructor). */
+  callees(site: CallSite): Ent[] {
+    this.syncCaches();
+    const fs = this.model.files.get(site.file);
+    const from = this.model.byId.get(site.from);
+    if (!fs || !from) return [];
+    this.inferred = false;
+    const found = this.withReceiver(fs, from, { file: site.file, source: site.from, relation: 'CALLS', target: site.target, receiver: site.receiver, rtype: site.rtype, configKind: null, catches: null });
+    return found.ents.map((e) => this.boundBy(e));
+  }
+
+  /** What a call to `e` binds its arguments to: a class's constructor, else `e`. */
+  boundBy(e: Ent): Ent {
+    return e.kind === 'class' ? this.constructorOf(e) : e;
   }
 
   // --- relations ----------------------------------------------------------------------------

@@ -59,6 +59,8 @@ CREATE TABLE IF NOT EXISTS refs (
 CREATE INDEX IF NOT EXISTS refs_fid ON refs(fid);
 CREATE INDEX IF NOT EXISTS refs_src ON refs(src);
 CREATE INDEX IF NOT EXISTS refs_last ON refs(last);
+-- Typed receivers only (a sixth of the refs): what an edit that moves a name scans.
+CREATE INDEX IF NOT EXISTS refs_rtype ON refs(rtype) WHERE rtype IS NOT NULL;
 
 -- What it resolves to: zero (unresolved), one, or several (ambiguous) rows per ref. Source and
 -- relation are the ref's; integers keep the largest tables small.
@@ -122,7 +124,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(
  * Indexes that a bulk load drops and rebuilds at the end: their keys arrive in random order, so
  * one sort beats keeping them. The others (by fid, src, rid) grow at the end and stay.
  */
-export const BULK_INDEXES = ['entities_name', 'refs_last', 'edges_dst'];
+export const BULK_INDEXES = ['entities_name', 'refs_last', 'refs_rtype', 'edges_dst'];
 
 /** Tables holding derived graph data, emptied by a rebuild. */
 export const DATA_TABLES = ['files', 'entities', 'refs', 'edges', 'imports', 'attr_types', 'call_args', 'skeletons'];

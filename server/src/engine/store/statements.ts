@@ -61,6 +61,7 @@ export function prepareStatements(db: Db) {
       WHERE i.member = @n OR i.module = @n OR i.module LIKE '%.' || @n OR i.module LIKE @n || '.%' OR i.module LIKE '%.' || @n || '.%'`),
     // A substring pre-filter in SQL (the caller checks whole words): no row reaches JS unless
     // its type mentions one of the names.
+    typedRefsMentioningOne: p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL AND instr(rtype, ?) > 0'),
     typedRefsMentioning: p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(?) j WHERE instr(rtype, j.value) > 0)'),
     aliasesOfMember: p('SELECT DISTINCT local FROM imports WHERE member = ? AND local IS NOT NULL AND local <> member'),
     pathsUnder: p(`SELECT path FROM files WHERE substr(path, 1, length(@dir) + 1) = @dir || '/'`),
@@ -97,6 +98,8 @@ export function prepareStatements(db: Db) {
     refByRid: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),
     refsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ?`),
     allRefs: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src`),
+    callTargetsOfPath: p(`SELECT r.last, t.id FROM refs r JOIN files f ON f.fid = r.fid JOIN edges d ON d.rid = r.rid JOIN entities t ON t.eid = d.dst WHERE f.path = ? AND r.relation = 'CALLS'`),
+    paramTypedRefsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ? AND r.rtype IS NOT NULL AND instr(r.rtype, 'param:') > 0`),
     refsAfterRid: p(`SELECT rid, fid, src, relation, target, receiver, rtype, config_kind, catches, access FROM refs WHERE rid > ? ORDER BY rid LIMIT ?`).raw(),
     fidPaths: p('SELECT fid, path FROM files').raw(),
     eidIds: p('SELECT eid, id FROM entities').raw(),

@@ -89,6 +89,11 @@ export class VectorStore {
         WHERE e.fid IS NOT NULL AND e.kind IN ${EMBEDDED_KINDS}
           AND (s.eid IS NULL OR s.hash != e.content_hash OR s.id != e.id)
         ORDER BY e.eid`),
+      pendingEidsOfFiles: p(`SELECT e.eid FROM files f JOIN entities e ON e.fid = f.fid
+        LEFT JOIN vec_items s ON s.space = ? AND s.eid = e.eid
+        WHERE f.path IN (SELECT value FROM json_each(?)) AND e.kind IN ${EMBEDDED_KINDS}
+          AND (s.eid IS NULL OR s.hash != e.content_hash OR s.id != e.id)
+        ORDER BY e.eid`),
       entity: p(`SELECT e.eid, e.id, e.kind, e.name, e.qname, f.path, e.signature, e.docstring, e.body, e.content_hash AS hash
         FROM entities e JOIN files f ON f.fid = e.fid WHERE e.eid = ? AND e.kind IN ${EMBEDDED_KINDS}`),
       total: p(`SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL AND kind IN ${EMBEDDED_KINDS}`),
@@ -226,6 +231,11 @@ export class VectorStore {
   /** Eids of entities without an up-to-date vector in this space, oldest first. */
   pendingEids(space: string): number[] {
     return (this.s.pendingEids.all(space) as Array<{ eid: number }>).map((r) => r.eid);
+  }
+
+  /** `pendingEids` among the entities of `paths`. */
+  pendingEidsOfFiles(space: string, paths: readonly string[]): number[] {
+    return (this.s.pendingEidsOfFiles.all(space, JSON.stringify(paths)) as Array<{ eid: number }>).map((r) => r.eid);
   }
 
   /** What the embedders need to know about an entity; undefined when it is gone or not embeddable. */

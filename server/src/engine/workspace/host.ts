@@ -35,7 +35,8 @@ export class IndexHost {
     readonly store: Store,
     readonly graph: Graph,
     /** Told after every change that rows changed (the embedding service debounces it). */
-    private readonly vectors: { changed(): void },
+    /** `files`: the files whose entities changed; none: anything may have (a whole run). */
+    private readonly vectors: { changed(files?: readonly string[]): void },
     private readonly log: (m: string) => void,
   ) {}
 
@@ -49,7 +50,7 @@ export class IndexHost {
     const changed = this.store.transaction(() => this.write(change.writes, false));
     if (changed.length) {
       this.graph.flush(true);
-      this.vectors.changed();
+      this.vectors.changed(changed);
       this.emit(changed);
     }
     return changed;
@@ -83,6 +84,7 @@ export class IndexHost {
         continue;
       }
       this.graph.load(); // the model must hold the file's previous state before its rows change
+      this.graph.beforeWrite(w.kind === 'deleted' ? w.path : w.meta.path);
       if (w.kind === 'deleted') {
         if (!this.store.file(w.path)) continue;
         this.graph.fileDeleted(w.path, this.store.deleteFile(w.path), fromRun);
@@ -117,14 +119,19 @@ export class IndexHost {
   }
 
   /** @internal */
-  vectorsChanged(): void {
-    this.vectors.changed();
+  vectorsChanged(files?: readonly string[]): void {
+    this.vectors.changed(files);
   }
 }
+
+/** Past this many files, the vectors look for work everywhere rather than file by file. */
+const MANY_FILES = 500;
 
 /** An index run in progress: batches in, one resolution and one notification out. */
 export class IndexRun {
   private changed = false;
+  /** The files the run rewrote, while few (null: many, or unknown). */
+  private files: Set<string> | null = new Set();
 
   constructor(
     private readonly host: IndexHost,
@@ -133,7 +140,9 @@ export class IndexRun {
 
   /** Writes a batch (in a savepoint of the caller's transaction); resolution waits for `finish`. */
   write(writes: FileWrite[]): void {
-    if (this.host.store.transaction(() => this.host.write(writes, true, this.clock)).length) this.changed = true;
+    const changed = this.host.store.transaction(() => this.host.write(writes, true, this.clock));
+    if (changed.length) this.changed = true;
+    for (const f of changed) if (this.files && this.files.add(f).size > MANY_FILES) this.files = null;
   }
 
   /**
@@ -144,7 +153,7 @@ export class IndexRun {
     if (this.clock) await this.clock.timeAsync('resolve', () => this.host.graph.finishRun(selective, everything));
     else await this.host.graph.finishRun(selective, everything);
     if ((this.changed || everything) && !quiet()) {
-      this.host.vectorsChanged();
+      this.host.vectorsChanged(everything ? undefined : (this.files ?? undefined) && [...this.files!]);
       this.host.emit([]);
     }
   }
