@@ -4,6 +4,7 @@
 import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages/types';
 import { languageById } from '../languages/registry';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
+import { createHash } from 'node:crypto';
 import { lastSegment } from '../dotted';
 import type { RefDbRow, RefResolveRow } from '../store/read-rows';
 import { dirOf, SymbolModel, type CallSite, type Ent } from './model';
@@ -89,6 +90,22 @@ export class Graph {
     this.loaded = true;
     const files = this.store.files();
     const languages = new Map(files.map((f) => [f.path, languageById(f.language)]));
+    // Rows bring a string per cell: the same ids, names, paths and argument lists many times
+    // over. One instance of each (a third of the model's heap on the stdlib).
+    const pool = new Map<string, string>();
+    const one = (x: string): string => {
+      const had = pool.get(x);
+      if (had !== undefined) return had;
+      pool.set(x, x);
+      return x;
+    };
+    const oneOrNull = (x: string | null): string | null => (x === null ? null : one(x));
+    const argLists = new Map<string, string[]>();
+    const argsOf = (json: string): string[] => {
+      let l = argLists.get(json);
+      if (!l) argLists.set(json, (l = (JSON.parse(json) as string[]).map(one)));
+      return l;
+    };
     const ents = new Map<string, Ent[]>();
     for (const r of this.store.entityLites()) {
       if (!r.path) continue;
@@ -98,7 +115,7 @@ export class Graph {
       const lang = languages.get(r.path);
       const getter = decorators.length > 0 && !!lang?.isPropertyGetter(decorators);
       const overload = decorators.length > 0 && !!lang?.isOverloadStub?.(decorators);
-      list.push({ id: r.id, kind: r.kind, name: r.name, qname: r.qname, file: r.path, parent: r.parent, bases: r.bases ? (JSON.parse(r.bases) as string[]) : null, returns: r.returns, alias: r.alias, property: getter, overload });
+      list.push({ id: one(r.id), kind: one(r.kind), name: one(r.name), qname: r.qname === r.name ? one(r.name) : r.qname, file: one(r.path), parent: oneOrNull(r.parent), bases: r.bases ? (JSON.parse(r.bases) as string[]).map(one) : null, returns: oneOrNull(r.returns), alias: r.alias, property: getter, overload });
     }
     const bindings = groupBy(this.store.importRows(), (r) => r.path);
     const attrTypes = groupBy(this.store.attrTypeRows(), (r) => r.path);
@@ -106,7 +123,15 @@ export class Graph {
     for (const f of files) {
       const language = languages.get(f.path);
       if (!language) continue;
-      this.model.setFile({ file: f.path, language, module: f.module, entities: ents.get(f.path) ?? [], bindings: (bindings.get(f.path) ?? []).map((r) => ({ from: r.source, local: r.local, module: r.module, member: r.member })), attrTypes: attrTypes.get(f.path) ?? [], calls: (calls.get(f.path) ?? []).map((c) => ({ from: c.source, target: c.target, receiver: c.receiver, rtype: c.rtype, args: JSON.parse(c.args) as string[] })) });
+      this.model.setFile({
+        file: one(f.path),
+        language,
+        module: f.module,
+        entities: ents.get(f.path) ?? [],
+        bindings: (bindings.get(f.path) ?? []).map((r) => ({ from: one(r.source), local: oneOrNull(r.local), module: one(r.module), member: oneOrNull(r.member) })),
+        attrTypes: (attrTypes.get(f.path) ?? []).map((a) => ({ cls: one(a.cls), attr: one(a.attr), type: one(a.type) })),
+        calls: (calls.get(f.path) ?? []).map((c) => ({ from: one(c.source), target: one(c.target), receiver: c.receiver, rtype: oneOrNull(c.rtype), args: argsOf(c.args) })),
+      });
     }
   }
 
@@ -121,11 +146,12 @@ export class Graph {
     const { refs, kept, removedIds } = written;
     const w = fromRun && this.run ? this.run : this.live;
     for (const rid of written.orphaned) w.recheck.push(rid);
-    const context = JSON.stringify([
+    // Kept as a digest: the text is kilobytes per file, the whole workspace's worth in the heap.
+    const context = digest(JSON.stringify([
       ex.imports.map((b) => [b.local, b.module, b.member]),
       ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
       ex.entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`).sort(),
-    ]);
+    ]));
     // A loop, not push(...kept): a spread of a large file's references overflows the stack.
     if (kept.length && this.contexts.get(file) !== context) for (const rid of kept) w.recheck.push(rid);
     this.contexts.set(file, context);
@@ -353,6 +379,7 @@ export class Graph {
       if (i + CHUNK < total) await new Promise((r) => setImmediate(r));
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());
+    this.resolver.dropCaches();
     return { resolved: total };
   }
 
@@ -370,6 +397,7 @@ export class Graph {
       await new Promise((r) => setImmediate(r));
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());
+    this.resolver.dropCaches();
     return { resolved: total };
   }
 
@@ -523,4 +551,8 @@ function changedCallees(a: Map<string, string[]>, b: Map<string, string[]>): str
     if (x !== y) out.push(n);
   }
   return out;
+}
+
+function digest(text: string): string {
+  return createHash('sha1').update(text).digest('base64');
 }

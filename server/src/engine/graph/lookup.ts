@@ -45,6 +45,15 @@ export class NameLookup {
 
   constructor(protected readonly model: SymbolModel) {}
 
+  /**
+   * Forgets what lookups learnt (tens of MB after resolving a whole index): the next change
+   * would drop it anyway, and until then it only holds memory.
+   */
+  dropCaches(): void {
+    this.cacheGen = -1;
+    this.syncCaches();
+  }
+
   /** Drops the caches when the model changed since they were filled. */
   protected syncCaches(): void {
     if (this.cacheGen === this.model.generation) return;

@@ -75,6 +75,11 @@ export class Parsers {
     );
   }
 
+  /** True once `load` was asked for this language's grammar. */
+  wants(lang: LanguageSupport): boolean {
+    return this.langs.includes(lang);
+  }
+
   get(lang: LanguageSupport): Loaded {
     const p = this.current?.loaded.get(lang.id);
     if (!p && !this.langs.length) throw new GrammarsNotLoaded('the grammars are not loaded yet');

@@ -11,6 +11,11 @@ import { decodeBatch, type WireBatch } from './wire';
 import type { ProfileClock } from './profile';
 
 const BATCH = 16;
+/**
+ * A worker's objects live for one batch: a small young generation is collected often and
+ * cheaply instead of growing to V8's default (tens of MB per worker, all of it RSS).
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
 export interface PoolOptions {
   root: string;
@@ -46,7 +51,7 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
   const queue = [...jobs].sort((a, b) => (b.size ?? 0) - (a.size ?? 0));
   let next = 0;
   if (opts.clock) opts.clock.workers = n;
-  const workers = Array.from({ length: n }, () => new Worker(script, { workerData: { root: opts.root, maxBytes: opts.maxBytes } }));
+  const workers = Array.from({ length: n }, () => new Worker(script, { workerData: { root: opts.root, maxBytes: opts.maxBytes }, resourceLimits: WORKER_LIMITS }));
   try {
     await Promise.all(
       workers.map(

@@ -1,6 +1,7 @@
 // Worker thread body: parses and extracts the files it is sent, one batch at a time.
 import { parentPort, workerData } from 'node:worker_threads';
-import { LANGUAGES } from '../languages/registry';
+import { languageForPath } from '../languages/registry';
+import type { LanguageSupport } from '../languages/types';
 import { Parsers } from '../parse/parsers';
 import { processFile, type FileJob } from './process';
 import { encodeBatch } from './wire';
@@ -13,9 +14,13 @@ interface WorkerInit {
 
 const { root, maxBytes } = workerData as WorkerInit;
 const parsers = new Parsers();
-const ready = parsers.load(LANGUAGES);
+let ready: Promise<void> = Promise.resolve();
 
 parentPort!.on('message', async (jobs: FileJob[]) => {
+  // Only the grammars the files need (a parser instance holds every grammar it loaded in its
+  // WASM memory, twice with the spare): a Python tree never loads TypeScript's.
+  const missing = [...new Set(jobs.map((j) => languageForPath(j.path)).filter((l): l is LanguageSupport => !!l && !parsers.wants(l)))];
+  if (missing.length) ready = ready.then(() => parsers.load(missing));
   await ready;
   // A clock per batch: its times travel back with the batch.
   const clock = new ProfileClock();
