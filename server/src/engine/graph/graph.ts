@@ -1,62 +1,22 @@
 // Keeps edges true as files change: applies extractions to the symbol model, then resolves the
 // refs of changed files plus the refs elsewhere whose resolution may have moved (those naming
 // an entity that appeared or disappeared).
-import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages/types';
-import { languageById } from '../languages/registry';
-import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { createHash } from 'node:crypto';
+import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages/types';
+import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../dotted';
-import type { RefDbRow, RefResolveRow } from '../store/read-rows';
-import { dirOf, SymbolModel, type CallSite, type Ent } from './model';
-import { PendingRefs } from './pending';
+import { dirOf, SymbolModel } from './model';
 import type { RefInput } from './resolve';
-import { DispatchResolver, methodNamesBelow } from './dispatch';
-
-interface PendingRef {
-  rid: number;
-  input: RefInput;
-}
-
-/** References waiting for resolution, and what may have moved the resolution of others. */
-interface Work {
-  /** New rows: no edges yet. */
-  pending: PendingRefs;
-  /** Kept rows of files whose resolution context changed. */
-  recheck: number[];
-  /** Names that appeared or disappeared: references ending in them may resolve differently. */
-  names: Set<string>;
-  /** Classes (by name) that gained or lost a method: references to them and their subclasses too. */
-  classes: Set<string>;
-  /** Class names that appeared or went: references whose receiver is typed by such a name too. */
-  types: Set<string>;
-  /**
-   * Files that appeared or went (path → module name): imports that name their module, and for
-   * a package's own module, everything inside the package, may bind differently now.
-   */
-  files: Map<string, string | null>;
-  /**
-   * Folders where a layout file (`__init__.py`, `setup.py`) appeared or went: every file below
-   * may be imported under other names now, and its own imports may pick other files.
-   */
-  layouts: Set<string>;
-  /**
-   * Call sites whose callee or argument types changed, as they are now (`sites`) and what the
-   * old ones called (`calleeIds`, read from their edges before the rows went): the parameters
-   * of those functions are typed by their callers, and what is typed through them may move.
-   */
-  sites: CallSite[];
-  calleeIds: Set<string>;
-}
-
-function newWork(): Work {
-  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map(), layouts: new Set(), sites: [], calleeIds: new Set() };
-}
+import { DispatchResolver } from './dispatch';
+import { fromRow, Invalidation, newWork, type Work } from './invalidation';
+import { loadModel } from './model-from-store';
 
 const CHUNK = 5000;
 
 export class Graph {
   readonly model: SymbolModel;
   readonly resolver: DispatchResolver;
+  private readonly invalidation: Invalidation;
   /** Work from edits and watched files: resolved by `flush`. */
   private live: Work = newWork();
   /**
@@ -77,6 +37,7 @@ export class Graph {
   ) {
     this.model = new SymbolModel(project);
     this.resolver = new DispatchResolver(this.model);
+    this.invalidation = new Invalidation(this.model, store, this.resolver);
   }
 
   private loaded = false;
@@ -88,51 +49,7 @@ export class Graph {
   load(): void {
     if (this.loaded) return;
     this.loaded = true;
-    const files = this.store.files();
-    const languages = new Map(files.map((f) => [f.path, languageById(f.language)]));
-    // Rows bring a string per cell: the same ids, names, paths and argument lists many times
-    // over. One instance of each (a third of the model's heap on the stdlib).
-    const pool = new Map<string, string>();
-    const one = (x: string): string => {
-      const had = pool.get(x);
-      if (had !== undefined) return had;
-      pool.set(x, x);
-      return x;
-    };
-    const oneOrNull = (x: string | null): string | null => (x === null ? null : one(x));
-    const argLists = new Map<string, string[]>();
-    const argsOf = (json: string): string[] => {
-      let l = argLists.get(json);
-      if (!l) argLists.set(json, (l = (JSON.parse(json) as string[]).map(one)));
-      return l;
-    };
-    const ents = new Map<string, Ent[]>();
-    for (const r of this.store.entityLites()) {
-      if (!r.path) continue;
-      let list = ents.get(r.path);
-      if (!list) ents.set(r.path, (list = []));
-      const decorators = r.decorators ? (JSON.parse(r.decorators) as string[]) : [];
-      const lang = languages.get(r.path);
-      const getter = decorators.length > 0 && !!lang?.isPropertyGetter(decorators);
-      const overload = decorators.length > 0 && !!lang?.isOverloadStub?.(decorators);
-      list.push({ id: one(r.id), kind: one(r.kind), name: one(r.name), qname: r.qname === r.name ? one(r.name) : r.qname, file: one(r.path), parent: oneOrNull(r.parent), bases: r.bases ? (JSON.parse(r.bases) as string[]).map(one) : null, returns: oneOrNull(r.returns), alias: r.alias, property: getter, overload });
-    }
-    const bindings = groupBy(this.store.importRows(), (r) => r.path);
-    const attrTypes = groupBy(this.store.attrTypeRows(), (r) => r.path);
-    const calls = groupBy(this.store.callArgRows(), (r) => r.path);
-    for (const f of files) {
-      const language = languages.get(f.path);
-      if (!language) continue;
-      this.model.setFile({
-        file: one(f.path),
-        language,
-        module: f.module,
-        entities: ents.get(f.path) ?? [],
-        bindings: (bindings.get(f.path) ?? []).map((r) => ({ from: one(r.source), local: oneOrNull(r.local), module: one(r.module), member: oneOrNull(r.member) })),
-        attrTypes: (attrTypes.get(f.path) ?? []).map((a) => ({ cls: one(a.cls), attr: one(a.attr), type: one(a.type) })),
-        calls: (calls.get(f.path) ?? []).map((c) => ({ from: one(c.source), target: one(c.target), receiver: c.receiver, rtype: oneOrNull(c.rtype), args: argsOf(c.args) })),
-      });
-    }
+    loadModel(this.model, this.store);
   }
 
   /**
@@ -170,7 +87,7 @@ export class Graph {
     const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
     const rebased = ex.entities.filter((e) => e.kind === 'class' && oldBases.has(e.id) && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])).map((e) => e.id);
-    if (rebased.length) for (const n of this.inheritedNames(rebased)) w.names.add(n);
+    if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
     // ... and so do the constructor calls of it and its subclasses.
     for (const id of rebased) w.classes.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
     this.model.setFile({
@@ -182,7 +99,7 @@ export class Graph {
       attrTypes: ex.attrTypes,
       calls: (ex.callArgs ?? []).map((c) => ({ from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args: c.args })),
     });
-    if (rebased.length) for (const n of this.inheritedNames(rebased)) w.names.add(n);
+    if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
     const moved = new Set(changedCallees(oldCalls, callKeys(this.model.files.get(file)?.calls ?? [])));
     if (moved.size) {
       for (const c of this.model.files.get(file)?.calls ?? []) if (moved.has(lastSegment(c.target))) w.sites.push(c);
@@ -241,102 +158,6 @@ export class Graph {
   }
 
   /**
-   * Names of the members of the classes `ids` and of every class their bases name, transitively,
-   * by name alone (a superset of what the MRO holds, which is what re-resolution wants).
-   */
-  private inheritedNames(ids: string[]): Set<string> {
-    const classes = new Map<string, Ent[]>();
-    const members = new Map<string, string[]>();
-    for (const e of this.model.byId.values()) {
-      if (e.kind === 'class') {
-        const l = classes.get(e.name);
-        if (l) l.push(e);
-        else classes.set(e.name, [e]);
-      }
-      if (e.parent) {
-        const l = members.get(e.parent);
-        if (l) l.push(e.name);
-        else members.set(e.parent, [e.name]);
-      }
-    }
-    const out = new Set<string>();
-    const seen = new Set<string>();
-    const todo = ids.map((id) => this.model.byId.get(id)).filter((e): e is Ent => !!e);
-    while (todo.length) {
-      const c = todo.pop()!;
-      if (seen.has(c.id)) continue;
-      seen.add(c.id);
-      for (const n of members.get(c.id) ?? []) out.add(n);
-      for (const b of c.bases ?? []) todo.push(...(classes.get(lastSegment(b.replace(/\[.*$/s, ''))) ?? []));
-    }
-    return out;
-  }
-
-  /**
-   * Files whose imports may resolve differently now that `changed` files (path → module name)
-   * appeared or went. A file whose module is named like its directory is that package's own
-   * module (`shop/__init__.py` is `shop`): the files inside the package may bind through it.
-   */
-  private filesImporting(changed: Map<string, string | null>): Set<string> {
-    const out = new Set<string>();
-    for (const [file, module] of changed) {
-      const dir = dirOf(file);
-      const name = module ? lastSegment(module) : file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
-      if (name) for (const p of this.store.pathsImportingName(name)) out.add(p);
-      if (dir && name === dir.slice(dir.lastIndexOf('/') + 1)) for (const p of this.store.pathsUnder(dir)) out.add(p);
-    }
-    for (const f of changed.keys()) out.delete(f); // their own refs are pending already, or gone
-    return out;
-  }
-
-  /** The files below any of `dirs` ('' is the root), with their module names. */
-  private filesBelow(dirs: Set<string>): Map<string, string | null> {
-    const out = new Map<string, string | null>();
-    const paths = dirs.has('') ? [...this.model.files.keys()] : [...dirs].flatMap((d) => this.store.pathsUnder(d));
-    for (const p of paths) out.set(p, this.model.files.get(p)?.module ?? null);
-    return out;
-  }
-
-  /**
-   * `name` and the names of the classes that inherit from it, transitively, by the last segment
-   * of their base expressions: a superset (names only), which is what re-resolution wants.
-   */
-  private subclassNames(names: Set<string>): Set<string> {
-    const byBase = new Map<string, string[]>();
-    for (const e of this.model.byId.values()) {
-      if (e.kind !== 'class' || !e.bases) continue;
-      for (const b of e.bases) {
-        const k = lastSegment(b.replace(/\[.*$/s, ''));
-        const l = byBase.get(k);
-        if (l) l.push(e.name);
-        else byBase.set(k, [e.name]);
-      }
-    }
-    const out = new Set(names);
-    const todo = [...names];
-    while (todo.length) for (const sub of byBase.get(todo.pop()!) ?? []) if (!out.has(sub)) out.add(sub), todo.push(sub);
-    return out;
-  }
-
-  /** The functions the work's changed call sites call now or called before, by file. */
-  private calleesOf(w: Work): Map<string, Ent[]> {
-    const fns = new Set<Ent>();
-    for (const site of w.sites) for (const e of this.resolver.callees(site)) fns.add(e);
-    for (const id of w.calleeIds) {
-      const e = this.model.byId.get(id);
-      if (e) fns.add(this.resolver.boundBy(e));
-    }
-    const out = new Map<string, Ent[]>();
-    for (const f of fns) {
-      if (f.kind !== 'function' && f.kind !== 'method') continue;
-      const l = out.get(f.file);
-      if (l) l.push(f);
-      else out.set(f.file, [f]);
-    }
-    return out;
-  }
-
-  /**
    * An index run starts: its files' references wait for `finishRun`. `intoEmpty`: the index
    * holds no file yet, so every reference it will hold is the run's (or an edit's, resolved
    * again harmlessly).
@@ -363,7 +184,7 @@ export class Graph {
     // (and nothing else does: an up-to-date index re-indexed must stay a quick no-op).
     if (everything) this.load();
     if (run.fromStore) return this.resolveStored(run.interleaved);
-    const { fresh, again } = this.collect(run, selective || run.interleaved, everything);
+    const { fresh, again } = this.invalidation.collect(run, selective || run.interleaved, everything);
     const total = fresh.length + again.length;
     // Fresh refs first (they replace edges only if edits resolved them meanwhile), then the rest.
     for (let i = 0; i < total; i += CHUNK) {
@@ -408,7 +229,7 @@ export class Graph {
   flush(selective = true): { resolved: number } {
     this.load();
     if (this.run) this.run.interleaved = true;
-    const { fresh, again } = this.collect(this.live, selective);
+    const { fresh, again } = this.invalidation.collect(this.live, selective);
     this.live = newWork();
     this.store.transaction(() => {
       for (let k = 0; k < fresh.length; k++) this.write(fresh.rid(k), fresh.input(k), false);
@@ -416,63 +237,6 @@ export class Graph {
       this.store.pruneVirtualEntities();
     });
     return { resolved: fresh.length + again.length };
-  }
-
-  /** `everything`: every reference in the index again (after an interrupted run). */
-  private collect(w: Work, selective: boolean, everything = false): { fresh: PendingRefs; again: PendingRef[] } {
-    const fresh = w.pending;
-    const again: PendingRef[] = [];
-    if (everything) {
-      const seen = new Set<number>();
-      for (let k = 0; k < fresh.length; k++) seen.add(fresh.rid(k));
-      for (const r of this.store.allRefs()) if (!seen.has(r.rid)) again.push({ rid: r.rid, input: fromRow(r) });
-    } else if (selective) {
-      const seen = new Set<number>();
-      for (let k = 0; k < fresh.length; k++) seen.add(fresh.rid(k));
-      const add = (r: RefDbRow) => {
-        if (seen.has(r.rid)) return;
-        seen.add(r.rid);
-        again.push({ rid: r.rid, input: fromRow(r) });
-      };
-      for (const r of this.store.refsByRid(w.recheck)) add(r);
-      const names = w.classes.size ? new Set([...w.names, ...this.subclassNames(w.classes)]) : new Set(w.names);
-      // A class that appears or goes moves the overrides calls on its ancestors may dispatch to.
-      if (w.types.size) for (const n of methodNamesBelow(this.model, w.types)) names.add(n);
-      // A name imported under another name is referred to by that one.
-      for (const name of [...names]) for (const local of this.store.aliasesOf(name)) names.add(lastSegment(local));
-      for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
-      for (const path of this.filesImporting(w.files)) for (const r of this.store.refsOfFile(path)) add(r);
-      if (w.layouts.size) {
-        const moved = this.filesBelow(w.layouts);
-        for (const path of moved.keys()) for (const r of this.store.refsOfFile(path)) add(r);
-        for (const path of this.filesImporting(moved)) for (const r of this.store.refsOfFile(path)) add(r);
-      }
-      const typedNames = new Set(names);
-      if (w.sites.length || w.calleeIds.size) {
-        // Parameters typed by their callers: the references typed through a parameter of a
-        // function whose call sites changed (every reference of its file when an attribute
-        // holds one, `self.repo = repo`), and receivers typed through what it returns.
-        for (const [file, fns] of this.calleesOf(w)) {
-          const fs = this.model.files.get(file);
-          const prefixes = fns.map((f) => `param:${f.qname}:`);
-          const inAttrs = [...(fs?.attrTypes.values() ?? [])].some((m) => [...m.values()].some((t) => prefixes.some((p) => t.includes(p))));
-          if (inAttrs) {
-            for (const r of this.store.refsOfFile(file)) add(r);
-            for (const e of fs?.byQname.values() ?? []) if (e.returns) typedNames.add(e.name);
-          } else {
-            for (const r of this.store.paramTypedRefsOfFile(file)) if (prefixes.some((p) => r.rtype!.includes(p))) add(r);
-            for (const f of fns) if (f.returns) typedNames.add(f.name);
-          }
-        }
-      }
-      if (w.types.size || typedNames.size) {
-        // Receivers typed through a name that moved: `x = make(); x.run()`, a fixture `fixture:db`.
-        const words = /\w+/g;
-        const typed = this.store.typedRefsMentioning([...new Set([...w.types, ...typedNames])]).filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t) || typedNames.has(t)));
-        for (const r of this.store.refsByRid(typed.map((t) => t.rid))) add(r);
-      }
-    }
-    return { fresh, again };
   }
 
   /** Re-resolves every ref in the index (after a model-wide change such as a new language). */
@@ -503,31 +267,6 @@ export class Graph {
     if (replace) this.store.setEdges(rid, targets);
     else if (targets.length) this.store.insertEdges(rid, targets);
   }
-}
-
-function fromRow(r: RefResolveRow): RefInput {
-  return {
-    file: r.path,
-    source: r.source,
-    relation: r.relation,
-    target: r.target,
-    receiver: r.receiver,
-    rtype: r.rtype,
-    configKind: r.config_kind,
-    catches: r.catches ? (JSON.parse(r.catches) as string[]) : null,
-    access: r.access === 1,
-  };
-}
-
-function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
-  const m = new Map<string, T[]>();
-  for (const r of rows) {
-    const k = key(r);
-    let l = m.get(k);
-    if (!l) m.set(k, (l = []));
-    l.push(r);
-  }
-  return m;
 }
 
 /** Call sites as comparable keys, by callee name: `name → [target|receiver|rtype|args...]`. */

@@ -1,0 +1,227 @@
+// Which stored references a change may have moved. An edit records what it changed in a `Work`
+// (names, classes and types that came or went, files, layout folders, call sites); `collect`
+// turns that into the references to resolve again: the changed files' own, plus those elsewhere
+// whose resolution depends on what moved. A superset is correct, a missing one is a stale edge:
+// test/incremental-vs-cold.test.ts holds the two to the same graph.
+import type { Store } from '../store/store';
+import { lastSegment } from '../dotted';
+import type { RefDbRow, RefResolveRow } from '../store/read-rows';
+import { dirOf, type CallSite, type Ent, type SymbolModel } from './model';
+import { PendingRefs } from './pending';
+import type { RefInput } from './resolve';
+import { methodNamesBelow, type DispatchResolver } from './dispatch';
+
+export interface PendingRef {
+  rid: number;
+  input: RefInput;
+}
+
+/** References waiting for resolution, and what may have moved the resolution of others. */
+export interface Work {
+  /** New rows: no edges yet. */
+  pending: PendingRefs;
+  /** Kept rows of files whose resolution context changed. */
+  recheck: number[];
+  /** Names that appeared or disappeared: references ending in them may resolve differently. */
+  names: Set<string>;
+  /** Classes (by name) that gained or lost a method: references to them and their subclasses too. */
+  classes: Set<string>;
+  /** Class names that appeared or went: references whose receiver is typed by such a name too. */
+  types: Set<string>;
+  /**
+   * Files that appeared or went (path → module name): imports that name their module, and for
+   * a package's own module, everything inside the package, may bind differently now.
+   */
+  files: Map<string, string | null>;
+  /**
+   * Folders where a layout file (`__init__.py`, `setup.py`) appeared or went: every file below
+   * may be imported under other names now, and its own imports may pick other files.
+   */
+  layouts: Set<string>;
+  /**
+   * Call sites whose callee or argument types changed, as they are now (`sites`) and what the
+   * old ones called (`calleeIds`, read from their edges before the rows went): the parameters
+   * of those functions are typed by their callers, and what is typed through them may move.
+   */
+  sites: CallSite[];
+  calleeIds: Set<string>;
+}
+
+export function newWork(): Work {
+  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map(), layouts: new Set(), sites: [], calleeIds: new Set() };
+}
+
+export class Invalidation {
+  constructor(
+    private readonly model: SymbolModel,
+    private readonly store: Store,
+    private readonly resolver: DispatchResolver,
+  ) {}
+
+  /** `everything`: every reference in the index again (after an interrupted run). */
+  collect(w: Work, selective: boolean, everything = false): { fresh: PendingRefs; again: PendingRef[] } {
+    const fresh = w.pending;
+    const again: PendingRef[] = [];
+    if (everything) {
+      const seen = new Set<number>();
+      for (let k = 0; k < fresh.length; k++) seen.add(fresh.rid(k));
+      for (const r of this.store.allRefs()) if (!seen.has(r.rid)) again.push({ rid: r.rid, input: fromRow(r) });
+    } else if (selective) {
+      const seen = new Set<number>();
+      for (let k = 0; k < fresh.length; k++) seen.add(fresh.rid(k));
+      const add = (r: RefDbRow) => {
+        if (seen.has(r.rid)) return;
+        seen.add(r.rid);
+        again.push({ rid: r.rid, input: fromRow(r) });
+      };
+      for (const r of this.store.refsByRid(w.recheck)) add(r);
+      const names = w.classes.size ? new Set([...w.names, ...this.subclassNames(w.classes)]) : new Set(w.names);
+      // A class that appears or goes moves the overrides calls on its ancestors may dispatch to.
+      if (w.types.size) for (const n of methodNamesBelow(this.model, w.types)) names.add(n);
+      // A name imported under another name is referred to by that one.
+      for (const name of [...names]) for (const local of this.store.aliasesOf(name)) names.add(lastSegment(local));
+      for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
+      for (const path of this.filesImporting(w.files)) for (const r of this.store.refsOfFile(path)) add(r);
+      if (w.layouts.size) {
+        const moved = this.filesBelow(w.layouts);
+        for (const path of moved.keys()) for (const r of this.store.refsOfFile(path)) add(r);
+        for (const path of this.filesImporting(moved)) for (const r of this.store.refsOfFile(path)) add(r);
+      }
+      const typedNames = new Set(names);
+      if (w.sites.length || w.calleeIds.size) {
+        // Parameters typed by their callers: the references typed through a parameter of a
+        // function whose call sites changed (every reference of its file when an attribute
+        // holds one, `self.repo = repo`), and receivers typed through what it returns.
+        for (const [file, fns] of this.calleesOf(w)) {
+          const fs = this.model.files.get(file);
+          const prefixes = fns.map((f) => `param:${f.qname}:`);
+          const inAttrs = [...(fs?.attrTypes.values() ?? [])].some((m) => [...m.values()].some((t) => prefixes.some((p) => t.includes(p))));
+          if (inAttrs) {
+            for (const r of this.store.refsOfFile(file)) add(r);
+            for (const e of fs?.byQname.values() ?? []) if (e.returns) typedNames.add(e.name);
+          } else {
+            for (const r of this.store.paramTypedRefsOfFile(file)) if (prefixes.some((p) => r.rtype!.includes(p))) add(r);
+            for (const f of fns) if (f.returns) typedNames.add(f.name);
+          }
+        }
+      }
+      if (w.types.size || typedNames.size) {
+        // Receivers typed through a name that moved: `x = make(); x.run()`, a fixture `fixture:db`.
+        const words = /\w+/g;
+        const typed = this.store.typedRefsMentioning([...new Set([...w.types, ...typedNames])]).filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t) || typedNames.has(t)));
+        for (const r of this.store.refsByRid(typed.map((t) => t.rid))) add(r);
+      }
+    }
+    return { fresh, again };
+  }
+
+  /**
+   * Names of the members of the classes `ids` and of every class their bases name, transitively,
+   * by name alone (a superset of what the MRO holds, which is what re-resolution wants).
+   */
+  inheritedNames(ids: string[]): Set<string> {
+    const classes = new Map<string, Ent[]>();
+    const members = new Map<string, string[]>();
+    for (const e of this.model.byId.values()) {
+      if (e.kind === 'class') {
+        const l = classes.get(e.name);
+        if (l) l.push(e);
+        else classes.set(e.name, [e]);
+      }
+      if (e.parent) {
+        const l = members.get(e.parent);
+        if (l) l.push(e.name);
+        else members.set(e.parent, [e.name]);
+      }
+    }
+    const out = new Set<string>();
+    const seen = new Set<string>();
+    const todo = ids.map((id) => this.model.byId.get(id)).filter((e): e is Ent => !!e);
+    while (todo.length) {
+      const c = todo.pop()!;
+      if (seen.has(c.id)) continue;
+      seen.add(c.id);
+      for (const n of members.get(c.id) ?? []) out.add(n);
+      for (const b of c.bases ?? []) todo.push(...(classes.get(lastSegment(b.replace(/\[.*$/s, ''))) ?? []));
+    }
+    return out;
+  }
+
+  /**
+   * Files whose imports may resolve differently now that `changed` files (path → module name)
+   * appeared or went. A file whose module is named like its directory is that package's own
+   * module (`shop/__init__.py` is `shop`): the files inside the package may bind through it.
+   */
+  private filesImporting(changed: Map<string, string | null>): Set<string> {
+    const out = new Set<string>();
+    for (const [file, module] of changed) {
+      const dir = dirOf(file);
+      const name = module ? lastSegment(module) : file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+      if (name) for (const p of this.store.pathsImportingName(name)) out.add(p);
+      if (dir && name === dir.slice(dir.lastIndexOf('/') + 1)) for (const p of this.store.pathsUnder(dir)) out.add(p);
+    }
+    for (const f of changed.keys()) out.delete(f); // their own refs are pending already, or gone
+    return out;
+  }
+
+  /** The files below any of `dirs` ('' is the root), with their module names. */
+  private filesBelow(dirs: Set<string>): Map<string, string | null> {
+    const out = new Map<string, string | null>();
+    const paths = dirs.has('') ? [...this.model.files.keys()] : [...dirs].flatMap((d) => this.store.pathsUnder(d));
+    for (const p of paths) out.set(p, this.model.files.get(p)?.module ?? null);
+    return out;
+  }
+
+  /**
+   * `name` and the names of the classes that inherit from it, transitively, by the last segment
+   * of their base expressions: a superset (names only), which is what re-resolution wants.
+   */
+  private subclassNames(names: Set<string>): Set<string> {
+    const byBase = new Map<string, string[]>();
+    for (const e of this.model.byId.values()) {
+      if (e.kind !== 'class' || !e.bases) continue;
+      for (const b of e.bases) {
+        const k = lastSegment(b.replace(/\[.*$/s, ''));
+        const l = byBase.get(k);
+        if (l) l.push(e.name);
+        else byBase.set(k, [e.name]);
+      }
+    }
+    const out = new Set(names);
+    const todo = [...names];
+    while (todo.length) for (const sub of byBase.get(todo.pop()!) ?? []) if (!out.has(sub)) out.add(sub), todo.push(sub);
+    return out;
+  }
+
+  /** The functions the work's changed call sites call now or called before, by file. */
+  private calleesOf(w: Work): Map<string, Ent[]> {
+    const fns = new Set<Ent>();
+    for (const site of w.sites) for (const e of this.resolver.callees(site)) fns.add(e);
+    for (const id of w.calleeIds) {
+      const e = this.model.byId.get(id);
+      if (e) fns.add(this.resolver.boundBy(e));
+    }
+    const out = new Map<string, Ent[]>();
+    for (const f of fns) {
+      if (f.kind !== 'function' && f.kind !== 'method') continue;
+      const l = out.get(f.file);
+      if (l) l.push(f);
+      else out.set(f.file, [f]);
+    }
+    return out;
+  }
+}
+
+export function fromRow(r: RefResolveRow): RefInput {
+  return {
+    file: r.path,
+    source: r.source,
+    relation: r.relation,
+    target: r.target,
+    receiver: r.receiver,
+    rtype: r.rtype,
+    configKind: r.config_kind,
+    catches: r.catches ? (JSON.parse(r.catches) as string[]) : null,
+    access: r.access === 1,
+  };
+}

@@ -1,0 +1,64 @@
+// The symbol model built from the index: what a process that opens an existing index needs
+// before its first change (a first index builds it file by file as it writes).
+import type { Store } from '../store/store';
+import { languageById } from '../languages/registry';
+import type { Ent, SymbolModel } from './model';
+
+export function loadModel(model: SymbolModel, store: Store): void {
+    const files = store.files();
+    const languages = new Map(files.map((f) => [f.path, languageById(f.language)]));
+    // Rows bring a string per cell: the same ids, names, paths and argument lists many times
+    // over. One instance of each (a third of the model's heap on the stdlib).
+    const pool = new Map<string, string>();
+    const one = (x: string): string => {
+      const had = pool.get(x);
+      if (had !== undefined) return had;
+      pool.set(x, x);
+      return x;
+    };
+    const oneOrNull = (x: string | null): string | null => (x === null ? null : one(x));
+    const argLists = new Map<string, string[]>();
+    const argsOf = (json: string): string[] => {
+      let l = argLists.get(json);
+      if (!l) argLists.set(json, (l = (JSON.parse(json) as string[]).map(one)));
+      return l;
+    };
+    const ents = new Map<string, Ent[]>();
+    for (const r of store.entityLites()) {
+      if (!r.path) continue;
+      let list = ents.get(r.path);
+      if (!list) ents.set(r.path, (list = []));
+      const decorators = r.decorators ? (JSON.parse(r.decorators) as string[]) : [];
+      const lang = languages.get(r.path);
+      const getter = decorators.length > 0 && !!lang?.isPropertyGetter(decorators);
+      const overload = decorators.length > 0 && !!lang?.isOverloadStub?.(decorators);
+      list.push({ id: one(r.id), kind: one(r.kind), name: one(r.name), qname: r.qname === r.name ? one(r.name) : r.qname, file: one(r.path), parent: oneOrNull(r.parent), bases: r.bases ? (JSON.parse(r.bases) as string[]).map(one) : null, returns: oneOrNull(r.returns), alias: r.alias, property: getter, overload });
+    }
+    const bindings = groupBy(store.importRows(), (r) => r.path);
+    const attrTypes = groupBy(store.attrTypeRows(), (r) => r.path);
+    const calls = groupBy(store.callArgRows(), (r) => r.path);
+    for (const f of files) {
+      const language = languages.get(f.path);
+      if (!language) continue;
+      model.setFile({
+        file: one(f.path),
+        language,
+        module: f.module,
+        entities: ents.get(f.path) ?? [],
+        bindings: (bindings.get(f.path) ?? []).map((r) => ({ from: one(r.source), local: oneOrNull(r.local), module: one(r.module), member: oneOrNull(r.member) })),
+        attrTypes: (attrTypes.get(f.path) ?? []).map((a) => ({ cls: one(a.cls), attr: one(a.attr), type: one(a.type) })),
+        calls: (calls.get(f.path) ?? []).map((c) => ({ from: one(c.source), target: one(c.target), receiver: c.receiver, rtype: oneOrNull(c.rtype), args: argsOf(c.args) })),
+      });
+    }
+}
+
+function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    let l = m.get(k);
+    if (!l) m.set(k, (l = []));
+    l.push(r);
+  }
+  return m;
+}
