@@ -7,8 +7,10 @@ import {
   ProposedFeatures,
   type CancellationToken,
   type Connection,
+  type MessageReader,
 } from 'vscode-languageserver/node';
 import { cancelQueued, stdioTransport } from './transport';
+import { IdleCollector } from './idle-gc';
 import { Methods } from '../../../protocol';
 import { incomingCalls, outgoingCalls, prepareCallHierarchy } from './callHierarchy';
 import { codeLenses, resolveCodeLens } from './codeLens';
@@ -36,7 +38,8 @@ export function runLanguageServer(): void {
     void (session?.shutdown() ?? Promise.resolve()).finally(() => process.exit(code));
   };
   const { reader, writer } = stdioTransport(process.stdin, process.stdout, (why) => leave(1, `${why}; exiting`));
-  const connection = createConnection(ProposedFeatures.all, reader, writer, cancelQueued);
+  const collector = new IdleCollector();
+  const connection = createConnection(ProposedFeatures.all, observed(reader, () => collector.activity()), writer, cancelQueued);
   redirectConsole(connection);
   // Last line of defence: a bug in a timer or a forgotten promise is logged, not fatal.
   process.on('unhandledRejection', (e) => connection.console.error(`unhandled rejection: ${describe(e)}`));
@@ -49,6 +52,21 @@ export function runLanguageServer(): void {
   process.stdin.on('close', () => leave(session?.isShutDown ? 0 : 1));
   session = startServer(connection);
   connection.listen();
+}
+
+/** `reader`, telling `seen` of every message it delivers. */
+function observed(reader: MessageReader, seen: () => void): MessageReader {
+  return {
+    onError: reader.onError,
+    onClose: reader.onClose,
+    onPartialMessage: reader.onPartialMessage,
+    listen: (callback) =>
+      reader.listen((message) => {
+        seen();
+        callback(message);
+      }),
+    dispose: () => reader.dispose(),
+  };
 }
 
 /** One stray console.log on stdout would corrupt the protocol stream: console goes to the client's log. */

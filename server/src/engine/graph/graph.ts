@@ -82,7 +82,9 @@ export class Graph {
     // change of role moves what their name resolves to, here and elsewhere.
     const role = (e: { overload?: boolean; property?: boolean }) => `${e.overload ? 'o' : ''}${e.property ? 'p' : ''}`;
     const oldRoles = new Map(before ? [...before.byQname.values(), ...[...before.dupes.values()].flat()].map((e) => [e.id, role(e)]) : []);
-    const oldCalls = callKeys(before?.calls ?? []);
+    // A first index resolves everything from the store: no call site needs comparing.
+    const intoEmpty = w === this.run && this.run.fromStore;
+    const oldCalls = before && !intoEmpty ? callKeys(before.calls) : null;
     const oldReturns = new Map(beforeEnts.map((e) => [e.id, e.returns ?? null]));
     const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
@@ -100,11 +102,13 @@ export class Graph {
       calls: (ex.callArgs ?? []).map((c) => ({ from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args: c.args })),
     });
     if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
-    const moved = new Set(changedCallees(oldCalls, callKeys(this.model.files.get(file)?.calls ?? [])));
-    if (moved.size) {
-      for (const c of this.model.files.get(file)?.calls ?? []) if (moved.has(lastSegment(c.target))) w.sites.push(c);
+    if (!intoEmpty) {
+      // The call sites that changed (all of a new file's), and what the old ones called.
+      const calls = this.model.files.get(file)?.calls ?? [];
+      const moved = oldCalls ? new Set(changedCallees(oldCalls, callKeys(calls))) : null;
+      for (const c of calls) if (!moved || moved.has(lastSegment(c.target))) w.sites.push(c);
       const old = this.oldCallTargets?.file === file ? this.oldCallTargets.byName : null;
-      for (const n of moved) for (const id of old?.get(n) ?? []) w.calleeIds.add(id);
+      if (old && moved) for (const n of moved) for (const id of old.get(n) ?? []) w.calleeIds.add(id);
     }
     this.oldCallTargets = null;
     for (const e of ex.entities) {
@@ -130,7 +134,7 @@ export class Graph {
     // An import that comes or goes may (re-)export a class: receivers typed by its name move too.
     for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local)), w.types.add(lastSegment(b.local));
     for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l)), w.types.add(lastSegment(l));
-    if (!(w === this.run && this.run.fromStore)) for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
+    if (!intoEmpty) for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
   }
 
   /**
