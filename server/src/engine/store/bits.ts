@@ -6,6 +6,8 @@
 
 export class BitIndex {
   private words: Uint32Array;
+  /** `words` as bytes: vectors are copied in without an allocation each (100K at the first search). */
+  private bytes: Uint8Array;
   private eids: Float64Array;
   private readonly slot = new Map<number, number>();
   private count = 0;
@@ -15,6 +17,7 @@ export class BitIndex {
   /** `width`: bytes per vector as stored (dims / 8); padded here to whole 32-bit words. */
   constructor(readonly width: number) {
     this.words = new Uint32Array(0);
+    this.bytes = new Uint8Array(0);
     this.eids = new Float64Array(0);
   }
 
@@ -34,7 +37,11 @@ export class BitIndex {
       this.slot.set(eid, at);
       this.eids[at] = eid;
     }
-    this.words.set(toWords(bits, this.stride), at * this.stride);
+    const width = this.stride * 4;
+    const from = at * width;
+    const n = Math.min(bits.length, width);
+    this.bytes.set(n === bits.length ? bits : bits.subarray(0, n), from);
+    if (n < width) this.bytes.fill(0, from + n, from + width);
   }
 
   delete(eid: number): void {
@@ -95,18 +102,20 @@ export class BitIndex {
     const eids = new Float64Array(next);
     eids.set(this.eids);
     this.words = words;
+    this.bytes = new Uint8Array(words.buffer);
     this.eids = eids;
   }
+}
+
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
 }
 
 function toWords(bits: Uint8Array, stride: number): Uint32Array {
   const padded = new Uint8Array(stride * 4);
   padded.set(bits.subarray(0, stride * 4));
   return new Uint32Array(padded.buffer);
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
 }
