@@ -11,7 +11,7 @@ const QUIET_MS = 2000;
 const CHECK_MS = 5000;
 const MIN_GAP_MS = 20_000;
 /** Growth of the heap past what the last collection left that warrants one during activity. */
-const GROWTH_BYTES = 96 * 1024 * 1024;
+const GROWTH_BYTES = 64 * 1024 * 1024;
 
 export class IdleCollector {
   private lastGc = Date.now();

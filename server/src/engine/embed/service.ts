@@ -56,6 +56,7 @@ export class EmbeddingService {
    */
   private dirtyFiles: Set<string> | null = null;
   private scopedRescans = 0;
+  private warmWhenIdle = false;
   private loop: Promise<void> | null = null;
   private loading: Promise<void> | null = null;
   private rescanTimer: NodeJS.Timeout | undefined;
@@ -81,6 +82,9 @@ export class EmbeddingService {
     this.started = true;
     this.startStatic();
     this.startModel();
+    // A server warms the search streams once nothing is left to embed (a one-shot command
+    // searches at once or never: it would only pay for it twice).
+    this.warmWhenIdle = firstScan === 'after-quiet';
     if (firstScan === 'now') this.kick();
     else this.rescanTimer = setTimeout(() => this.kick(), RESCAN_DELAY_MS);
   }
@@ -265,7 +269,13 @@ export class EmbeddingService {
       if (this.dirty) this.rescan();
       // Cheap spaces first: the static stream is complete long before the model's.
       const space = this.spaces.find((s) => s.queue.length);
-      if (!space) return;
+      if (!space) {
+        if (this.warmWhenIdle) {
+          this.warmWhenIdle = false;
+          for (const s of this.spaces) this.vectors.warm(s.name);
+        }
+        return;
+      }
       const rows = space.queue
         .splice(0, space.batch)
         .map((eid) => this.vectors.entity(eid))

@@ -347,6 +347,17 @@ export class VectorStore {
   }
 
   /**
+   * Loads what the first search of a space reads (its counts, the bits held in memory): a
+   * server does it once its queues are empty, so that first search does not.
+   */
+  warm(space: string): void {
+    if (!this.s.space.get(space) || !this.exists(tables(space).f)) return;
+    this.counts(space);
+    const st = this.statements(space);
+    if (st.allB) this.heldBits(space, st.allB);
+  }
+
+  /**
    * Nearest entities to `query`, best first. With the bit table on, a pool of candidates
    * (default 2·k, at least 64) is taken by Hamming distance from the bits held in memory, then
    * ranked by exact cosine distance; otherwise exact cosine KNN over the float table.
