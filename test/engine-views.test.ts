@@ -137,6 +137,30 @@ describe('bad ids and paths', () => {
     }
   });
 
+  test('an id written without its kind suggests the ids that only lack it, first', async () => {
+    // A one-letter name matches hundreds of ids: the one meant must not be lost among them.
+    const many = Array.from({ length: 300 }, (_, i) => `class Fetcher${i}:\n    pass\n`).join('\n');
+    fs.writeFileSync(path.join(ws.root, 'shop', 'fill.py'), `${many}\n\ndef f():\n    pass\n`);
+    await ws.engine.indexWorkspace();
+    try {
+      for (const [written, meant] of [
+        ['shop/models.py:price_of', 'func:shop/models.py:price_of'],
+        ['shop/models.py:Order.total', 'method:shop/models.py:Order.total'],
+        ['shop/fill.py:f', 'func:shop/fill.py:f'],
+      ]) {
+        try {
+          ws.engine.entity(written);
+          expect.unreachable();
+        } catch (e) {
+          expect((e as { data: { suggestions: string[] } }).data.suggestions[0]).toBe(meant);
+        }
+      }
+    } finally {
+      fs.rmSync(path.join(ws.root, 'shop', 'fill.py'));
+      await ws.engine.indexWorkspace();
+    }
+  });
+
   test.each(['../outside.py', '/etc/passwd', 'file:///etc/passwd', 'https://example.com/x.py'])('%s is outside the workspace', (p) => {
     expect(() => ws.engine.skeleton(p)).toThrow(expect.objectContaining({ code: ErrorCodes.OutsideWorkspace }));
   });

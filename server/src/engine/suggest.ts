@@ -8,11 +8,14 @@ export function suggestIds(store: Store, id: string, max = 5): string[] {
   const name = qname.slice(qname.lastIndexOf('.') + 1).replace(/#\d+$/, '');
   const escape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
   const pool = new Set<string>();
+  // `path:qname` without its kind (`shop/models.py:price_of`): the ids that only lack it.
+  const kindless = `:${id}`;
+  for (const x of store.idsLike(`%${escape(kindless)}`)) if (x.indexOf(':') === x.length - kindless.length) pool.add(x);
   if (name) for (const x of store.idsLike(`%${escape(name)}%`)) pool.add(x);
   if (parsed?.file) for (const x of store.idsLike(`%:${escape(parsed.file)}:%`)) pool.add(x);
   if (name.length > 3) for (const x of store.idsLike(`%${escape(name.slice(0, 3))}%`)) pool.add(x);
   return [...pool]
-    .map((x) => ({ x, d: distance(x, id) }))
+    .map((x) => ({ x, d: x.endsWith(kindless) && x.indexOf(':') === x.length - kindless.length ? -1 : distance(x, id) }))
     .sort((a, b) => a.d - b.d || a.x.localeCompare(b.x))
     .slice(0, max)
     .map((s) => s.x);
