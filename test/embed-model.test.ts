@@ -72,6 +72,23 @@ describe('embedding service with a model', () => {
     await svc.close();
   });
 
+  it('calls a stream incomplete when entities were written but not embedded yet, and complete once they are', async () => {
+    const store = conceptStore();
+    const svc = new EmbeddingService(store, { model: modelA.dir }, () => {});
+    svc.start();
+    await svc.idle();
+    expect(svc.incompleteStreams()).toEqual([]);
+    // Written without telling the service (an index run before it finishes, another process).
+    writeFile(store, 'extra.py', [{ name: 'brand_new', signature: 'def brand_new()', body: 'fresh words' }]);
+    const incomplete = svc.incompleteStreams();
+    expect(incomplete.length).toBeGreaterThan(0);
+    expect(incomplete).toEqual(svc.progress().filter((p) => !p.complete).map((p) => p.stream));
+    svc.changed(['extra.py']);
+    await svc.idle();
+    expect(svc.incompleteStreams()).toEqual([]);
+    await svc.close();
+  });
+
   it('re-embeds only the entity whose content changed, and drops vectors of deleted ones', async () => {
     const store = conceptStore();
     const svc = new EmbeddingService(store, { model: modelA.dir }, () => {});

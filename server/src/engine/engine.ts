@@ -482,7 +482,7 @@ export class Engine {
     const maxTokens = checkMaxTokens(params.maxTokens);
     const { results, streams, files } = await this.searchDetailed(params);
     const r: SearchResponse = { results, streams, ...(files ? { files } : {}) };
-    const incomplete = this.embeddings.progress().filter((p) => !p.complete).map((p) => p.stream);
+    const incomplete = this.embeddings.incompleteStreams();
     if (incomplete.length) r.incomplete = incomplete;
     return maxTokens === undefined ? r : fitSearch(r, maxTokens);
   }

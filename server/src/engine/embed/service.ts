@@ -57,6 +57,10 @@ export class EmbeddingService {
   private dirtyFiles: Set<string> | null = null;
   private scopedRescans = 0;
   private warmWhenIdle = false;
+  /** The database's change key when the loop last ended with empty queues. */
+  private cleanKey: string | null = null;
+  /** Other connections' commits (`data_version`) as of the last full rescan. */
+  private fullScanVersion: string | null = null;
   private loop: Promise<void> | null = null;
   private loading: Promise<void> | null = null;
   private rescanTimer: NodeJS.Timeout | undefined;
@@ -127,6 +131,21 @@ export class EmbeddingService {
       out.push({ stream: 'model', done: 0, total: this.vectors.embeddableCount(), complete: false });
     }
     return out;
+  }
+
+  /**
+   * The streams a search should call incomplete: `progress()`'s verdict, without counting every
+   * entity when nothing was written since the loop last emptied its queues (the count joins
+   * every entity and vector, 100+ ms at 100K, and any edit invalidates it).
+   */
+  incompleteStreams(): string[] {
+    const busy = this.dirty || (this.loop !== null && this.spaces.some((s) => s.queue.length > 0));
+    if (!busy && this.cleanKey !== null && this.cleanKey === this.vectors.changeKey()) {
+      return this.loading && !this.spaces.some((s) => s.name === 'model') ? ['model'] : [];
+    }
+    return this.progress()
+      .filter((p) => !p.complete)
+      .map((p) => p.stream);
   }
 
   notes(): string[] {
@@ -262,6 +281,10 @@ export class EmbeddingService {
       this.vectors.setBinary(s.name, this.binaryWanted(s.embedder.dims));
       s.queue = this.vectors.pendingEids(s.name);
     }
+    if (!files) {
+      const key = this.vectors.changeKey();
+      this.fullScanVersion = key.slice(0, key.indexOf(':'));
+    }
   }
 
   private async run(): Promise<void> {
@@ -270,6 +293,10 @@ export class EmbeddingService {
       // Cheap spaces first: the static stream is complete long before the model's.
       const space = this.spaces.find((s) => s.queue.length);
       if (!space) {
+        // Every entity as of now has its vector, unless another process wrote since the last
+        // full rescan (a scoped one looks at our own changes only): then counting decides.
+        const key = this.vectors.changeKey();
+        this.cleanKey = key.slice(0, key.indexOf(':')) === this.fullScanVersion ? key : null;
         if (this.warmWhenIdle) {
           this.warmWhenIdle = false;
           for (const s of this.spaces) this.vectors.warm(s.name);

@@ -265,7 +265,8 @@ export class VectorStore {
     return this.totalCache.n;
   }
 
-  private changeKey(): string {
+  /** Moves with every commit to the database, by this connection or another. */
+  changeKey(): string {
     const r = this.s.changeKey.get() as { v: number; c: number };
     return `${r.v}:${r.c}`;
   }
