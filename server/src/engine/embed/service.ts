@@ -122,7 +122,7 @@ export class EmbeddingService {
   progress(): StreamProgress[] {
     // A loop whose queues are empty has nothing in flight that `done` would not show (an entity
     // being embedded has no vector of its current content yet): it is not busy.
-    const busy = this.dirty || (this.loop !== null && this.spaces.some((s) => s.queue.length > 0));
+    const busy = this.busy;
     const out: StreamProgress[] = this.spaces.map((s) => {
       const { done, total } = this.vectors.counts(s.name);
       return { stream: s.stream.name, done, total, complete: !busy && s.queue.length === 0 && done >= total };
@@ -133,14 +133,18 @@ export class EmbeddingService {
     return out;
   }
 
+  /** Work is pending (a rescan due, or a queue not empty). */
+  private get busy(): boolean {
+    return this.dirty || (this.loop !== null && this.spaces.some((s) => s.queue.length > 0));
+  }
+
   /**
    * The streams a search should call incomplete: `progress()`'s verdict, without counting every
    * entity when nothing was written since the loop last emptied its queues (the count joins
    * every entity and vector, 100+ ms at 100K, and any edit invalidates it).
    */
   incompleteStreams(): string[] {
-    const busy = this.dirty || (this.loop !== null && this.spaces.some((s) => s.queue.length > 0));
-    if (!busy && this.cleanKey !== null && this.cleanKey === this.vectors.changeKey()) {
+    if (!this.busy && this.cleanKey !== null && this.cleanKey === this.vectors.changeKey()) {
       return this.loading && !this.spaces.some((s) => s.name === 'model') ? ['model'] : [];
     }
     return this.progress()
@@ -281,10 +285,7 @@ export class EmbeddingService {
       this.vectors.setBinary(s.name, this.binaryWanted(s.embedder.dims));
       s.queue = this.vectors.pendingEids(s.name);
     }
-    if (!files) {
-      const key = this.vectors.changeKey();
-      this.fullScanVersion = key.slice(0, key.indexOf(':'));
-    }
+    if (!files) this.fullScanVersion = othersPart(this.vectors.changeKey());
   }
 
   private async run(): Promise<void> {
@@ -296,7 +297,7 @@ export class EmbeddingService {
         // Every entity as of now has its vector, unless another process wrote since the last
         // full rescan (a scoped one looks at our own changes only): then counting decides.
         const key = this.vectors.changeKey();
-        this.cleanKey = key.slice(0, key.indexOf(':')) === this.fullScanVersion ? key : null;
+        this.cleanKey = othersPart(key) === this.fullScanVersion ? key : null;
         if (this.warmWhenIdle) {
           this.warmWhenIdle = false;
           for (const s of this.spaces) this.vectors.warm(s.name);
@@ -328,4 +329,9 @@ export class EmbeddingService {
       await new Promise((r) => setImmediate(r)); // let requests in between batches
     }
   }
+}
+
+/** The part of a change key that only other connections' commits move (`data_version`). */
+function othersPart(changeKey: string): string {
+  return changeKey.slice(0, changeKey.indexOf(':'));
 }

@@ -212,7 +212,7 @@ export class NameLookup {
     return out;
   }
 
-  private callSite(sfs: FileSymbols, sfrom: Ent, site: CallSite): { ents: Ent[] } {
+  protected callSite(sfs: FileSymbols, sfrom: Ent, site: CallSite): { ents: Ent[] } {
     // Nested lookups are cut by the nesting limit: an answer holds for its nesting level only.
     let level = this.siteCache.get(this.nesting);
     if (!level) this.siteCache.set(this.nesting, (level = new Map()));
@@ -246,7 +246,7 @@ export class NameLookup {
         const sfrom = this.model.byId.get(site.from);
         if (!sfs || !sfrom) continue;
         const found = this.callSite(sfs, sfrom, site);
-        const hits = found.ents.map((e) => (e.kind === 'class' ? this.constructorOf(e) : e));
+        const hits = found.ents.map((e) => this.boundBy(e));
         if (!hits.includes(fn)) continue;
         if (hits.length > 1 || site.args.includes('*')) return [];
         // `Base.method(self, x)` passes the instance first: positions do not line up.
@@ -308,6 +308,11 @@ export class NameLookup {
       if (m && ok(m)) return m;
     }
     return undefined;
+  }
+
+  /** What a call to `e` binds its arguments to: a class's constructor, else `e`. */
+  boundBy(e: Ent): Ent {
+    return e.kind === 'class' ? this.constructorOf(e) : e;
   }
 
   protected constructorOf(cls: Ent): Ent {

@@ -64,13 +64,7 @@ export class Resolver extends NameLookup {
     const from = this.model.byId.get(site.from);
     if (!fs || !from) return [];
     this.inferred = false;
-    const found = this.withReceiver(fs, from, { file: site.file, source: site.from, relation: 'CALLS', target: site.target, receiver: site.receiver, rtype: site.rtype, configKind: null, catches: null });
-    return found.ents.map((e) => this.boundBy(e));
-  }
-
-  /** What a call to `e` binds its arguments to: a class's constructor, else `e`. */
-  boundBy(e: Ent): Ent {
-    return e.kind === 'class' ? this.constructorOf(e) : e;
+    return this.callSite(fs, from, site).ents.map((e) => this.boundBy(e));
   }
 
   // --- relations ----------------------------------------------------------------------------
@@ -86,7 +80,7 @@ export class Resolver extends NameLookup {
       });
       return getters.length ? { targets: [getters[0].id], ambiguous: false, caught: false } : NONE;
     }
-    const ents = found.ents.map((e) => (e.kind === 'class' ? this.constructorOf(e) : e));
+    const ents = found.ents.map((e) => this.boundBy(e));
     return this.result({ ents, ambiguous: found.ambiguous || this.inferred }, (e) => e.kind !== 'module');
   }
 

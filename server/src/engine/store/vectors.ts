@@ -265,7 +265,10 @@ export class VectorStore {
     return this.totalCache.n;
   }
 
-  /** Moves with every commit to the database, by this connection or another. */
+  /**
+   * Moves with every commit to the database: `data_version` (other connections' commits) then
+   * `total_changes` (this connection's), as `v:c`.
+   */
   changeKey(): string {
     const r = this.s.changeKey.get() as { v: number; c: number };
     return `${r.v}:${r.c}`;
