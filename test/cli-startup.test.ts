@@ -91,3 +91,18 @@ describe('a file changed on disk since the index', () => {
     expect(r.stdout).not.toContain('util_b.py');
   });
 });
+
+describe('the installed command', () => {
+  test('a query loads the program as one bundled file: none of our other modules, no LSP or MCP library', () => {
+    // A preload hook lists every module file the process loads (beside the workspace, not in it).
+    const hook = `${root}-loaded.js`;
+    fs.writeFileSync(hook, `const M=require('module'),o=M._load,seen=new Set();M._load=function(r,p,i){try{seen.add(M._resolveFilename(r,p,i))}catch{};return o.apply(this,arguments)};process.on('exit',()=>process.stderr.write('loaded: '+JSON.stringify([...seen])+'\\n'));`);
+    const r = spawnSync(process.execPath, ['-r', hook, CLI, 'trace', 'method:service/core.py:Service.open', '--root', root], { encoding: 'utf8', env: CLI_ENV, timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const loaded = JSON.parse(r.stderr.split('\n').find((l) => l.startsWith('loaded: '))!.slice('loaded: '.length)) as string[];
+    const ours = loaded.filter((f) => f.includes(`${path.sep}dist${path.sep}`)).map((f) => path.basename(f));
+    expect(ours.sort()).toEqual(['main.js', 'program.js']);
+    expect(loaded.filter((f) => /vscode-languageserver|@modelcontextprotocol|web-tree-sitter/.test(f))).toEqual([]);
+    fs.rmSync(hook);
+  });
+});

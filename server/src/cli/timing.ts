@@ -1,10 +1,7 @@
 // Where a command's time goes. With NSCCN_TIMING=1 the command prints one JSON line on stderr:
 // milliseconds from the process's start to our first line (`node`), loading our modules, and
 // each step after, plus the engine's own start-up steps. `npm run bench -- cli` reads it.
-// main.ts imports this module first, so that the clock below is read before the others load.
-
-/** Milliseconds from the process's start (performance's time origin) to this module's evaluation. */
-export const BOOTED_MS = performance.now();
+// main.ts reads the clock on its first line, before the program's modules load, and passes it in.
 
 export const TIMING_ENV = 'NSCCN_TIMING';
 
@@ -20,10 +17,16 @@ export interface TimingReport {
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 export class Timing {
-  private last = BOOTED_MS;
-  private readonly steps: Record<string, number> = { node: round(BOOTED_MS) };
+  private last: number;
+  private readonly steps: Record<string, number>;
   engine: Record<string, number> = {};
   command = '';
+
+  /** `bootedMs`: milliseconds from the process's start (performance's time origin) to main.ts. */
+  constructor(bootedMs = performance.now()) {
+    this.last = bootedMs;
+    this.steps = { node: round(bootedMs) };
+  }
 
   /** Ends a step: the time since the previous mark is added to `step`. */
   mark(step: string): void {

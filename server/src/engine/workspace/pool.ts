@@ -4,7 +4,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { Parsers } from '../parse/parsers';
 import { processFile, type FileJob, type FileOutcome } from './process';
 import { decodeBatch, type WireBatch } from './wire';
@@ -51,6 +50,8 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
   const queue = [...jobs].sort((a, b) => (b.size ?? 0) - (a.size ?? 0));
   let next = 0;
   if (opts.clock) opts.clock.workers = n;
+  // Required here: node:worker_threads costs ~3.5 ms at start, and a query starts no worker.
+  const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
   const workers = Array.from({ length: n }, () => new Worker(script, { workerData: { root: opts.root, maxBytes: opts.maxBytes }, resourceLimits: WORKER_LIMITS }));
   try {
     await Promise.all(

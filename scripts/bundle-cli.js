@@ -1,0 +1,51 @@
+// Bundles the CLI's program (dist/server/src/cli/program.js and everything it imports) into that
+// one file, in place, after tsc. A query command then starts from one file instead of resolving
+// and reading ~130 modules: `npm run bench -- cli` measures what it saves.
+//
+// Kept out of the bundle, loaded from dist/ or node_modules when a command needs them: native
+// and WASM packages, the model runtime, and the lsp / mcp faces (their protocol libraries are
+// most of the size, and a query never loads them).
+//
+// Modules find files beside them through __dirname / __filename (the index workers, the query
+// files, the static embedding asset): each bundled module's own location is written back in,
+// relative to the bundle, so the layout of dist/ is all they rely on, as before.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const esbuild = require('esbuild');
+
+const root = path.resolve(__dirname, '..');
+const bundle = path.join(root, 'dist/server/src/cli/program.js');
+const outside = ['better-sqlite3', 'sqlite-vec', 'web-tree-sitter', 'tree-sitter-*', '@huggingface/transformers', 'onnxruntime-node', 'cli-progress'];
+const lazyFaces = new Set(['../lsp/server', '../../../clients/mcp/server']);
+
+const ownLocation = {
+  name: 'own-location',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, (a) => (lazyFaces.has(a.path) ? { path: a.path, external: true } : undefined));
+    build.onLoad({ filter: /\.js$/ }, (a) => {
+      const source = fs.readFileSync(a.path, 'utf8');
+      if (a.path.includes(`${path.sep}node_modules${path.sep}`) || !/\b__(dirname|filename)\b/.test(source)) return undefined;
+      const dir = JSON.stringify(path.relative(path.dirname(bundle), path.dirname(a.path)));
+      const file = JSON.stringify(path.relative(path.dirname(bundle), a.path));
+      const prologue = `var __ownDir = require("node:path").join(__dirname, ${dir}), __ownFile = require("node:path").join(__dirname, ${file});\n`;
+      return { contents: prologue + source.replace(/\b__dirname\b/g, '__ownDir').replace(/\b__filename\b/g, '__ownFile'), loader: 'js' };
+    });
+  },
+};
+
+esbuild
+  .build({
+    entryPoints: [bundle],
+    outfile: bundle,
+    allowOverwrite: true,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: outside,
+    plugins: [ownLocation],
+    sourcemap: true,
+    logLevel: 'warning',
+  })
+  .catch(() => process.exit(1));
