@@ -52,6 +52,12 @@ describe('skeleton', () => {
     expect(rename.sourceLine).toBe(16);
   });
 
+  test('the imports line says a re-export `X as X` as `X`, and keeps a real alias', () => {
+    ws.write('shop/api.py', 'from .models import User as User, Order as Orders\nimport json as json\n');
+    expect(ws.engine.skeleton('shop/api.py').text).toBe('# imports: .models.{User, Order as Orders}, json\n');
+    fs.rmSync(path.join(ws.root, 'shop/api.py'));
+  });
+
   test('is cached by content: an edit on disk shows at once', async () => {
     const first = ws.engine.skeleton('shop/services/payments.py');
     expect(ws.engine.skeleton('shop/services/payments.py')).toEqual(first);

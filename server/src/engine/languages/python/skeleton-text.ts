@@ -140,7 +140,7 @@ export class ImportSummary {
   add(stmt: Node, source: string): void {
     if (stmt.type === 'import_statement') {
       for (const name of stmt.childrenForFieldName('name')) {
-        const key = joinLine([name], source);
+        const key = importedName(name, source);
         if (!this.entries.has(key)) this.entries.set(key, null);
       }
       return;
@@ -152,7 +152,7 @@ export class ImportSummary {
       if (!m) return;
       module = joinLine([m], source);
     }
-    const names = stmt.childrenForFieldName('name').map((n) => joinLine([n], source));
+    const names = stmt.childrenForFieldName('name').map((n) => importedName(n, source));
     if (stmt.namedChildren.some((c) => c.type === 'wildcard_import')) names.push('*');
     const key = `from ${module}`;
     const members = this.entries.get(key) ?? [];
@@ -175,6 +175,9 @@ export class ImportSummary {
     return `# imports: ${items.join(', ')}`;
   }
 }
+
+/** `X as X` (the explicit re-export idiom) says no more than `X` to a reader. */
+const importedName = (name: Node, source: string) => joinLine([name], source).replace(/^([\w.]+) as \1$/, '$1');
 
 const STRING_OPEN = /^([rRuUbBfF]{0,2})("""|'''|"|')/;
 
