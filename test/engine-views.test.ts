@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ErrorCodes } from '../protocol';
+import { SKELETON_FORMAT } from '../server/src/engine/skeleton/service';
 import { openWorkspace, type TestWorkspace } from './helpers/workspace';
 
 let ws: TestWorkspace;
@@ -56,6 +57,17 @@ describe('skeleton', () => {
     ws.write('shop/api.py', 'from .models import User as User, Order as Orders\nimport json as json\n');
     expect(ws.engine.skeleton('shop/api.py').text).toBe('# imports: .models.{User, Order as Orders}, json\n');
     fs.rmSync(path.join(ws.root, 'shop/api.py'));
+  });
+
+  test('a skeleton cached by an older NSCCN (another format) is made again, not served', () => {
+    const fresh = ws.engine.skeleton('shop/models.py');
+    const stale = { ...fresh, text: 'an old rendering\n' };
+    const hash = ws.engine.store.skeleton('shop/models.py')!.hash.replace(/#.*/, '');
+    ws.engine.store.putSkeleton('shop/models.py', `${hash}#${SKELETON_FORMAT - 1}`, JSON.stringify(stale));
+    expect(ws.engine.skeleton('shop/models.py').text).toBe(fresh.text);
+    ws.engine.store.putSkeleton('shop/models.py', `${hash}#${SKELETON_FORMAT}`, JSON.stringify(stale));
+    expect(ws.engine.skeleton('shop/models.py').text).toBe('an old rendering\n'); // the same format is served from the cache
+    ws.engine.store.putSkeleton('shop/models.py', `${hash}#${SKELETON_FORMAT}`, JSON.stringify(fresh));
   });
 
   test('is cached by content: an edit on disk shows at once', async () => {
