@@ -1,10 +1,12 @@
-// Bundles the CLI's program (dist/server/src/cli/program.js and everything it imports) into that
-// one file, in place, after tsc. A query command then starts from one file instead of resolving
-// and reading ~130 modules: `npm run bench -- cli` measures what it saves.
+// Bundles, in place after tsc, each file a process starts from, with everything it imports:
+// - dist/server/src/cli/program.js, the CLI's commands: a query then starts from one file instead
+//   of resolving and reading ~130 modules (`npm run bench -- cli` measures what it saves);
+// - dist/server/src/lsp/server.js, the language server, which main.js starts directly for
+//   `nsccn lsp` (`npm run bench -- lsp`: initialize → first answer).
 //
-// Kept out of the bundle, loaded from dist/ or node_modules when a command needs them: native
-// and WASM packages, the model runtime, and the lsp / mcp faces (their protocol libraries are
-// most of the size, and a query never loads them).
+// Kept out of the bundles, loaded from dist/ or node_modules when a command needs them: native
+// and WASM packages, the model runtime, and, from the CLI's, the lsp / mcp faces (their protocol
+// libraries are most of the size, and a query never loads them).
 //
 // Modules find files beside them through __dirname / __filename (the index workers, the query
 // files, the static embedding asset): each bundled module's own location is written back in,
@@ -15,11 +17,11 @@ const path = require('node:path');
 const esbuild = require('esbuild');
 
 const root = path.resolve(__dirname, '..');
-const bundle = path.join(root, 'dist/server/src/cli/program.js');
+const BUNDLES = ['dist/server/src/cli/program.js', 'dist/server/src/lsp/server.js'];
 const outside = ['better-sqlite3', 'sqlite-vec', 'web-tree-sitter', 'tree-sitter-*', '@huggingface/transformers', 'onnxruntime-node', 'cli-progress'];
 const lazyFaces = new Set(['../lsp/server', '../../../clients/mcp/server']);
 
-const ownLocation = {
+const ownLocation = (bundle) => ({
   name: 'own-location',
   setup(build) {
     build.onResolve({ filter: /^\.\.?\// }, (a) => (lazyFaces.has(a.path) ? { path: a.path, external: true } : undefined));
@@ -32,20 +34,23 @@ const ownLocation = {
       return { contents: prologue + source.replace(/\b__dirname\b/g, '__ownDir').replace(/\b__filename\b/g, '__ownFile'), loader: 'js' };
     });
   },
-};
+});
 
-esbuild
-  .build({
-    entryPoints: [bundle],
-    outfile: bundle,
-    allowOverwrite: true,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    external: outside,
-    plugins: [ownLocation],
-    sourcemap: true,
-    logLevel: 'warning',
-  })
-  .catch(() => process.exit(1));
+Promise.all(
+  BUNDLES.map((rel) => {
+    const bundle = path.join(root, rel);
+    return esbuild.build({
+      entryPoints: [bundle],
+      outfile: bundle,
+      allowOverwrite: true,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      external: outside,
+      plugins: [ownLocation(bundle)],
+      sourcemap: true,
+      logLevel: 'warning',
+    });
+  }),
+).catch(() => process.exit(1));
