@@ -471,9 +471,9 @@ export class Store {
    */
   typedRefsMentioning(names: string[]): Array<{ rid: number; rtype: string }> {
     if (!names.length) return [];
-    // A scan of the typed refs' index per name (a few ms) beats one scan testing every name
-    // against every row, until there are several names.
-    if (names.length > 3) return this.s.typedRefsMentioning.all(JSON.stringify(names)) as Array<{ rid: number; rtype: string }>;
+    // A scan of the typed refs' index per name (~5 ms on the stdlib's 64K typed refs) beats one
+    // scan testing every name against every row (~60 ms: json_each per row) up to about a dozen.
+    if (names.length > 12) return this.s.typedRefsMentioning.all(JSON.stringify(names)) as Array<{ rid: number; rtype: string }>;
     const out = new Map<number, string>();
     for (const n of names) for (const r of this.s.typedRefsMentioningOne.all(n) as Array<{ rid: number; rtype: string }>) out.set(r.rid, r.rtype);
     return [...out].map(([rid, rtype]) => ({ rid, rtype }));
