@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
 import { mulberry32 } from '../server/eval/random';
 import { copyFixture, edgeList } from './helpers/workspace';
@@ -155,6 +155,30 @@ describe('incremental equals cold', () => {
     fs.writeFileSync(path.join(root, 'b.py'), 'class Base:\n    def __init__(self):\n        pass\n\n\nclass Child(Base):\n    pass\n');
     await e.indexWorkspace();
     expect(e.outgoing('func:a.py:make', ['CALLS']).map((x) => x.target)).toEqual(['method:b.py:Base.__init__']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
+  test('an edit elsewhere in a file that defines a function twice does not redo that name everywhere', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-dupes-'));
+    dirs.push(root);
+    // `if X: def f() … else: def f()`: two definitions of one qualified name.
+    fs.writeFileSync(path.join(root, 'compat.py'), 'import sys\n\nif sys.version_info >= (3,):\n    def text(x):\n        return str(x)\nelse:\n    def text(x):\n        return unicode(x)\n');
+    fs.writeFileSync(path.join(root, 'use.py'), 'from compat import text\n\n\ndef show(v):\n    return text(v)\n');
+    const e = await open(root);
+    await e.indexWorkspace();
+    const asked: string[] = [];
+    const refsWithLast = e.store.refsWithLast.bind(e.store);
+    const spy = vi.spyOn(e.store, 'refsWithLast').mockImplementation((name: string) => {
+      asked.push(name);
+      return refsWithLast(name);
+    });
+    fs.appendFileSync(path.join(root, 'compat.py'), '\n\ndef added():\n    return 1\n');
+    await e.indexWorkspace();
+    spy.mockRestore();
+    expect(asked).toContain('added');
+    expect(asked).not.toContain('text');
+    expect(e.outgoing('func:use.py:show', ['CALLS']).map((x) => x.target)).toEqual(['func:compat.py:text#2']); // the later definition
     expect(edgeList(e)).toEqual(await coldGraph(root));
     await e.close();
   });

@@ -75,18 +75,20 @@ export class Graph {
     const before = this.model.files.get(file);
     if (!before) w.files.set(file, module);
     if (!before && language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
-    const beforeEnts = before ? [...before.byQname.values(), ...(before.moduleEnt ? [before.moduleEnt] : [])] : [];
+    // Every definition, those of a qualified name defined twice included (`if X: def f() … else:
+    // def f()`): byQname holds one of them, and the other would count as new on every edit.
+    const beforeEnts = before ? [...new Set([...before.byQname.values(), ...[...before.dupes.values()].flat(), ...(before.moduleEnt ? [before.moduleEnt] : [])])] : [];
     const oldIds = new Set(beforeEnts.map((e) => e.id));
     const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
     // Definitions whose role a decorator sets (an `@overload` stub, a property getter): a
     // change of role moves what their name resolves to, here and elsewhere.
     const role = (e: { overload?: boolean; property?: boolean }) => `${e.overload ? 'o' : ''}${e.property ? 'p' : ''}`;
-    const oldRoles = new Map(before ? [...before.byQname.values(), ...[...before.dupes.values()].flat()].map((e) => [e.id, role(e)]) : []);
+    const oldRoles = new Map(beforeEnts.map((e) => [e.id, role(e)]));
     // A first index resolves everything from the store: no call site needs comparing.
     const intoEmpty = w === this.run && this.run.fromStore;
     const oldCalls = before && !intoEmpty ? callKeys(before.calls) : null;
     const oldReturns = new Map(beforeEnts.map((e) => [e.id, e.returns ?? null]));
-    const oldBases = new Map(before ? [...before.byQname.values()].filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]) : []);
+    const oldBases = new Map(beforeEnts.filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]));
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
     const rebased = ex.entities.filter((e) => e.kind === 'class' && oldBases.has(e.id) && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])).map((e) => e.id);
     if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
