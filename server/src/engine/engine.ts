@@ -290,6 +290,7 @@ export class Engine {
         shouldStop: () => this.closing,
         ifBusy: options.ifBusy ?? 'wait',
         onProfile: (p) => (this.lastProfile = p),
+        discovered: fresh.found,
       },
       onProgress,
     ));

@@ -4,7 +4,7 @@
 // costs grammars, a run record and two write transactions.
 import { EXTENSIONS } from '../languages/registry';
 import type { Store } from '../store/store';
-import { discover, type IgnoreRules, type SkippedFile } from './discover';
+import { discover, type Discovery, type IgnoreRules, type SkippedFile } from './discover';
 import { runRecorded } from './runs';
 
 export interface FreshnessContext {
@@ -22,8 +22,9 @@ export type Freshness =
   /**
    * Something differs (`why` says what first), or a run record asks for a real run. `parse`: the
    * new and changed files, which the run will parse (null after a run record: any file may be).
+   * `found`: the walk itself, which a run that starts at once need not repeat.
    */
-  | { current: false; why: string; parse: string[] | null };
+  | { current: false; why: string; parse: string[] | null; found?: Discovery };
 
 export function freshness(ctx: FreshnessContext, store: Store): Freshness {
   // A run in progress, or one that died (its references want resolving again): a real run decides.
@@ -48,5 +49,5 @@ export function freshness(ctx: FreshnessContext, store: Store): Freshness {
   let knownClosed = 0;
   for (const p of known.keys()) if (!ctx.openFiles.has(p)) knownClosed++;
   if (knownClosed !== seen) why ||= 'files were deleted or are now ignored';
-  return why ? { current: false, why, parse } : { current: true, unchanged, skipped: found.skipped };
+  return why ? { current: false, why, parse, found } : { current: true, unchanged, skipped: found.skipped };
 }

@@ -6,7 +6,7 @@ import { EXTENSIONS, languageById } from '../languages/registry';
 import type { Parsers } from '../parse/parsers';
 import type { Store } from '../store/store';
 import type { FileWrite, IndexHost } from './host';
-import { discover, type IgnoreRules } from './discover';
+import { discover, type Discovery, type IgnoreRules } from './discover';
 import { processAll } from './pool';
 import type { FileJob, FileOutcome } from './process';
 import { ProfileClock, type IndexProfile } from './profile';
@@ -37,16 +37,24 @@ export interface IndexContext {
   ifBusy?: 'wait' | 'skip';
   /** Told where a run's time went, once it has finished (see profile.ts). */
   onProfile?: (p: IndexProfile) => void;
+  /**
+   * The walk the freshness check has just made (fresh.ts): the run uses it when it can start at
+   * once, and walks again after waiting for another process's run. A file changed since is
+   * seen by the next check, as one changed during a walk always was.
+   */
+  discovered?: Discovery;
 }
 
 export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexProgress) => void): Promise<IndexSummary> {
   const started = performance.now();
   const { store } = ctx.host;
   const notes: string[] = [];
+  let waited = false;
   const claim =
     ctx.ifBusy === 'skip'
       ? claimRun(store)
       : await claimRunWhenFree(store, () => ctx.shouldStop?.() ?? false, (holder) => {
+          waited = true;
           const m = `waiting for ${describeRun(holder)}, which is indexing this workspace`;
           ctx.log(m);
           notes.push(m);
@@ -61,7 +69,7 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
     notes.push(m);
   }
   try {
-    const s = await run(ctx, claim.mine, claim.interrupted !== null, onProgress);
+    const s = await run(ctx, claim.mine, claim.interrupted !== null, waited ? undefined : ctx.discovered, onProgress);
     releaseRun(store, claim.mine);
     return summarize(store, started, s, notes);
   } catch (e) {
@@ -84,9 +92,9 @@ function summarize(store: Store, started: number, r: RunCounts, notes: string[])
   };
 }
 
-async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, onProgress?: (p: IndexProgress) => void): Promise<RunCounts> {
+async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, discovered: Discovery | undefined, onProgress?: (p: IndexProgress) => void): Promise<RunCounts> {
   const { store, graph } = ctx.host;
-  const found = discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
+  const found = discovered ?? discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
   const known = new Map(store.files().map((f) => [f.path, f]));
   const cold = known.size === 0;
   const jobs: FileJob[] = [];
