@@ -118,6 +118,25 @@ describe('bad input is skipped with a reason', () => {
     expect((await engine.indexWorkspace()).parsed).toBe(7);
     await engine.close();
   });
+
+  test('an index made with another analysis of the code is rebuilt, not kept for unchanged files', async () => {
+    ws = await openWorkspace('python');
+    await ws.engine.close();
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(path.join(ws.root, '.nsccn/index.db'));
+    db.prepare("DELETE FROM meta WHERE key = 'analysis_version'").run(); // as an index from before it was recorded
+    db.prepare('DELETE FROM edges').run(); // what an older analysis left: nothing would redo it
+    db.close();
+    const engine = await Engine.open({ root: ws.root, workers: 0, embeddings: { model: 'none' } });
+    expect(engine.status().notes.join(' ')).toMatch(/another analysis of the code \(none → \d+\)/);
+    expect((await engine.indexWorkspace()).parsed).toBe(7);
+    expect(engine.status().edges).toBeGreaterThan(0);
+    await engine.close();
+    const again = await Engine.open({ root: ws.root, workers: 0, embeddings: { model: 'none' } });
+    expect(again.status().notes.join(' ')).not.toMatch(/analysis/); // recorded: not rebuilt twice
+    expect((await again.indexWorkspace()).parsed).toBe(0);
+    await again.close();
+  });
 });
 
 describe('closing', () => {

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { ErrorCodes } from '../../../../protocol';
 import { EngineError } from '../errors';
-import { DDL, SCHEMA_VERSION } from './schema';
+import { ANALYSIS_VERSION, DDL, SCHEMA_VERSION } from './schema';
 
 export type Db = Database.Database;
 
@@ -56,7 +56,7 @@ export function openDatabase(dbPath: string, log: (m: string) => void, opts: Ope
   if (dbPath === ':memory:') {
     const db = connect(dbPath);
     db.exec(DDL);
-    db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+    writeVersions(db);
     return { db, rebuiltBecause: null, readOnlyBecause: null };
   }
   const dir = path.dirname(dbPath);
@@ -96,7 +96,7 @@ export function openDatabase(dbPath: string, log: (m: string) => void, opts: Ope
       // All or nothing: a schema half written (a full disk) would not be recognisable as ours.
       db.transaction(() => {
         db.exec(DDL);
-        db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+        writeVersions(db);
       })();
     }
   } catch (e) {
@@ -198,6 +198,12 @@ function inspect(dbPath: string, check: boolean): Found {
   }
 }
 
+function writeVersions(db: Db): void {
+  const put = db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)');
+  put.run('schema_version', String(SCHEMA_VERSION));
+  put.run('analysis_version', String(ANALYSIS_VERSION));
+}
+
 /** Throws only errors of opening read-only (for `inspect` to retry); the rest are verdicts. */
 function inspectWith(dbPath: string, readonly: boolean, check: boolean): Found {
   let db: Db | null = null;
@@ -211,6 +217,8 @@ function inspectWith(dbPath: string, readonly: boolean, check: boolean): Found {
     if (!Number.isInteger(version) || !names.has('files') || !names.has('entities')) return { state: 'foreign', reason: 'a database with a meta table that is not NSCCN’s' };
     if (version > SCHEMA_VERSION) return { state: 'ours', rebuild: `the index was written by a newer NSCCN (schema ${version}, this one reads ${SCHEMA_VERSION})` };
     if (version < SCHEMA_VERSION) return { state: 'ours', rebuild: `the index has an older schema (${version} → ${SCHEMA_VERSION})` };
+    const analysis = (db.prepare("SELECT value FROM meta WHERE key = 'analysis_version'").get() as { value: string } | undefined)?.value ?? 'none';
+    if (analysis !== String(ANALYSIS_VERSION)) return { state: 'ours', rebuild: `the index was made by an NSCCN with another analysis of the code (${analysis} → ${ANALYSIS_VERSION})` };
     const verdict = check ? db.pragma('quick_check(1)', { simple: true }) : 'ok';
     if (verdict !== 'ok') return { state: 'ours', rebuild: `the index failed its integrity check (${String(verdict)})` };
     return { state: 'ours', rebuild: null };

@@ -1,6 +1,10 @@
 // The index schema. Bump SCHEMA_VERSION for any change of tables or of what a column means: an
 // index of another version is rebuilt from source (it is derived data; see store/db.ts).
 export const SCHEMA_VERSION = 7; // 6: edges.dispatch; 7: call_args (both branches said 6: an index of either is rebuilt)
+// Bump ANALYSIS_VERSION for any change of what extraction or resolution make of the same files
+// (entities, references, edges): an index made by another version is rebuilt, rather than left
+// answering with the old analysis for every file that has not changed since.
+export const ANALYSIS_VERSION = 1; // 1: first recorded (indexes without it predate it: rebuilt)
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
