@@ -92,6 +92,25 @@ describe('a file changed on disk since the index', () => {
   });
 });
 
+describe('a file refused for its content (binary, not decodable)', () => {
+  test('is not tried again by every query, still says why, and is indexed once it changes', () => {
+    fs.writeFileSync(path.join(root, 'blob.py'), Buffer.from([0x64, 0x65, 0x66, 0x00, 0x01]));
+    fs.writeFileSync(path.join(root, 'latin.py'), Buffer.from('def caf\xe9():\n    pass\n', 'latin1')); // no coding cookie: not UTF-8
+    const first = nsccn('index', '-v');
+    expect(first.stderr).toContain('skipped latin.py: not valid UTF-8');
+    for (const args of [['trace', 'method:service/core.py:Service.open'], ['index', '-v']]) {
+      const r = nsccn(...args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.engine, args.join(' ')).not.toHaveProperty('grammars'); // no index run: nothing changed
+    }
+    expect(nsccn('index', '-v').stderr).toContain('skipped blob.py: binary file (contains NUL bytes)');
+    write('latin.py', '# -*- coding: latin-1 -*-\ndef cafe():\n    pass\n');
+    const fixed = nsccn('trace', 'func:latin.py:cafe');
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(fixed.engine).toHaveProperty('grammars');
+  });
+});
+
 describe('the installed command', () => {
   test('a query loads the program as one bundled file: none of our other modules, no LSP or MCP library', () => {
     // A preload hook lists every module file the process loads (beside the workspace, not in it).

@@ -6,6 +6,7 @@ import { EXTENSIONS } from '../languages/registry';
 import type { Store } from '../store/store';
 import { discover, type Discovery, type IgnoreRules, type SkippedFile } from './discover';
 import { runRecorded } from './runs';
+import { readContentSkips, stillRefused } from './skips';
 
 export interface FreshnessContext {
   root: string;
@@ -31,6 +32,8 @@ export function freshness(ctx: FreshnessContext, store: Store): Freshness {
   if (runRecorded(store)) return { current: false, why: 'an index run is recorded', parse: null };
   const found = discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
   const known = new Map(store.files().map((f) => [f.path, f]));
+  const refusals = readContentSkips(store);
+  const skipped = [...found.skipped];
   let unchanged = 0;
   let seen = 0;
   const parse: string[] = [];
@@ -38,8 +41,10 @@ export function freshness(ctx: FreshnessContext, store: Store): Freshness {
   for (const f of found.files) {
     if (ctx.openFiles.has(f.path)) continue;
     const k = known.get(f.path);
+    const refused = k ? null : stillRefused(refusals, f);
     if (k) seen++;
     if (k && k.size === f.size && k.mtime_ms === f.mtimeMs) unchanged++;
+    else if (refused) skipped.push(refused);
     else {
       why ||= `${f.path} ${k ? 'changed' : 'is new'}`;
       parse.push(f.path);
@@ -49,5 +54,5 @@ export function freshness(ctx: FreshnessContext, store: Store): Freshness {
   let knownClosed = 0;
   for (const p of known.keys()) if (!ctx.openFiles.has(p)) knownClosed++;
   if (knownClosed !== seen) why ||= 'files were deleted or are now ignored';
-  return why ? { current: false, why, parse, found } : { current: true, unchanged, skipped: found.skipped };
+  return why ? { current: false, why, parse, found } : { current: true, unchanged, skipped };
 }

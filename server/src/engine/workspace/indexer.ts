@@ -10,6 +10,7 @@ import { discover, type Discovery, type IgnoreRules } from './discover';
 import { processAll } from './pool';
 import type { FileJob, FileOutcome } from './process';
 import { ProfileClock, type IndexProfile } from './profile';
+import { readContentSkips, stillRefused, writeContentSkips, type ContentSkips } from './skips';
 import { beat, claimRun, claimRunWhenFree, describeRun, failRun, releaseRun, type RunRecord } from './runs';
 
 const COMMIT_MS = 2000;
@@ -100,16 +101,25 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, discove
   const jobs: FileJob[] = [];
   let unchanged = 0;
   const seen = new Set<string>();
+  const skipped = [...found.skipped];
+  // Refused for their content before and not changed since: not tried again. The record is
+  // rewritten from this run's findings (files gone, changed or now indexed drop out of it).
+  const refusals = recover ? new Map() : readContentSkips(store);
+  const refusedNow: ContentSkips = new Map();
+  const byPath = new Map(found.files.map((f) => [f.path, f]));
   for (const f of found.files) {
     seen.add(f.path);
     if (ctx.openFiles.has(f.path)) continue;
     const k = known.get(f.path);
+    const refused = k ? null : stillRefused(refusals, f);
     if (k && k.size === f.size && k.mtime_ms === f.mtimeMs) unchanged++;
-    else jobs.push({ path: f.path, knownHash: k?.hash ?? null, size: f.size });
+    else if (refused) {
+      skipped.push(refused);
+      refusedNow.set(f.path, refusals.get(f.path)!);
+    } else jobs.push({ path: f.path, knownHash: k?.hash ?? null, size: f.size });
   }
   const deletedPaths = [...known.keys()].filter((p) => !seen.has(p) && !ctx.openFiles.has(p));
-  const skipped = [...found.skipped];
-  for (const s of found.skipped) ctx.log(`skipped ${s.file}: ${s.reason}`);
+  for (const s of skipped) ctx.log(`skipped ${s.file}: ${s.reason}`);
   const clock = new ProfileClock();
   const writer = ctx.host.beginRun(clock, cold);
   if (deletedPaths.length) writer.write(deletedPaths.map((path) => ({ kind: 'deleted', path })));
@@ -151,6 +161,8 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, discove
       } else {
         skipped.push({ file: o.path, reason: o.reason });
         ctx.log(`skipped ${o.path}: ${o.reason}`);
+        const f = byPath.get(o.path);
+        if (o.byContent && f) refusedNow.set(o.path, { size: f.size, mtimeMs: f.mtimeMs, reason: o.reason });
         if (known.has(o.path)) writes.push({ kind: 'deleted', path: o.path });
       }
     }
@@ -176,6 +188,7 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, discove
     // references up by name (edits were resolved during the run), which wants the indexes.
     if (bulk && graph.runInterleaved) endBulk();
     await writer.finish(!cold, recover, () => ctx.shouldStop?.() ?? false);
+    if (!ctx.shouldStop?.()) writeContentSkips(store, refusedNow);
   } finally {
     if (bulk) endBulk(); // a no-op when already ended
   }

@@ -19,8 +19,12 @@ export interface FileJob {
 export type FileOutcome =
   | { kind: 'parsed'; path: string; hash: string; size: number; mtimeMs: number; language: string; module: string | null; extraction: FileExtraction }
   | { kind: 'unchanged'; path: string; size: number; mtimeMs: number }
-  /** `gone`: deleted, or now a link out of the workspace (the index forgets it). */
-  | { kind: 'skipped'; path: string; reason: string; gone?: boolean };
+  /**
+   * `gone`: deleted, or now a link out of the workspace (the index forgets it). `byContent`: the
+   * bytes themselves were refused (binary, not decodable, extraction failed), so until the file
+   * changes it is not tried again (store.contentSkips).
+   */
+  | { kind: 'skipped'; path: string; reason: string; gone?: boolean; byContent?: boolean };
 
 /** `clock`: an index run's profile, told the read, parse and extract times. */
 export function processFile(root: string, job: FileJob, parsers: Parsers, maxBytes: number, clock?: ProfileClock): FileOutcome {
@@ -29,14 +33,14 @@ export function processFile(root: string, job: FileJob, parsers: Parsers, maxByt
   const t0 = performance.now();
   const read = readSource(root, fs.realpathSync(root), job.path, maxBytes, lang.encodingCookie);
   if (clock) clock.ms.read += performance.now() - t0;
-  if (!read.ok) return { kind: 'skipped', path: job.path, reason: read.reason, gone: read.deleted };
+  if (!read.ok) return { kind: 'skipped', path: job.path, reason: read.reason, gone: read.deleted, byContent: read.byContent };
   if (read.hash === job.knownHash) return { kind: 'unchanged', path: job.path, size: read.size, mtimeMs: read.mtimeMs };
   try {
     const extraction = extractText(lang, parsers, read.text, job.path, clock);
     for (const e of extraction.entities) e.contentHash = entityHash(e);
     return { kind: 'parsed', path: job.path, hash: read.hash, size: read.size, mtimeMs: read.mtimeMs, language: lang.id, module: lang.moduleName(job.path), extraction };
   } catch (e) {
-    return { kind: 'skipped', path: job.path, reason: `extraction failed: ${(e as Error).message}` };
+    return { kind: 'skipped', path: job.path, reason: `extraction failed: ${(e as Error).message}`, byContent: true };
   }
 }
 

@@ -7,7 +7,8 @@ import { confine } from './confine';
 
 export type ReadResult =
   | { ok: true; text: string; hash: string; size: number; mtimeMs: number }
-  | { ok: false; reason: string; deleted?: boolean };
+  /** `byContent`: refused for what the bytes are (binary, not decodable): the same bytes are refused again. */
+  | { ok: false; reason: string; deleted?: boolean; byContent?: true };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -46,14 +47,14 @@ export function readSource(root: string, realRoot: string, rel: string, maxBytes
 
 export function decodeSource(bytes: Buffer, mtimeMs: number, cookie?: RegExp): ReadResult {
   const head = bytes.subarray(0, 8192);
-  if (head.includes(0)) return { ok: false, reason: 'binary file (contains NUL bytes)' };
+  if (head.includes(0)) return { ok: false, reason: 'binary file (contains NUL bytes)', byContent: true };
   const declared = cookie ? declaredEncoding(bytes, cookie) : null;
   const name = declared?.toLowerCase().replace(/_/g, '-');
   let text: string;
   if (name && LATIN1.has(name)) text = bytes.toString('latin1');
   else if (name && CP1252.has(name)) {
     const t = decodeCp1252(bytes);
-    if (t === null) return { ok: false, reason: `not valid ${declared}` };
+    if (t === null) return { ok: false, reason: `not valid ${declared}`, byContent: true };
     text = t;
   } else {
     let decoder = utf8;
@@ -61,13 +62,13 @@ export function decodeSource(bytes: Buffer, mtimeMs: number, cookie?: RegExp): R
       try {
         decoder = new TextDecoder(declared.toLowerCase(), { fatal: true });
       } catch {
-        return { ok: false, reason: `declares an encoding NSCCN cannot decode (${declared})` };
+        return { ok: false, reason: `declares an encoding NSCCN cannot decode (${declared})`, byContent: true };
       }
     }
     try {
       text = decoder.decode(bytes);
     } catch {
-      return { ok: false, reason: declared ? `not valid ${declared}` : 'not valid UTF-8' };
+      return { ok: false, reason: declared ? `not valid ${declared}` : 'not valid UTF-8', byContent: true };
     }
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
