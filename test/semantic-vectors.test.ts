@@ -143,6 +143,18 @@ describe('binary search held in memory', () => {
     expect(index.nearest(v(0, 0, 0, 0), 10)).toEqual([2, 9, 3]);
   });
 
+  it('loads vectors held back to back as set one by one would, and refuses a buffer of the wrong size', () => {
+    const bytes = Uint8Array.from([0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 1]);
+    const loaded = new BitIndex(4);
+    loaded.load([5, 3, 9, 2], bytes);
+    expect(loaded.size).toBe(4);
+    expect(loaded.nearest(Uint8Array.from([0, 0, 0, 0]), 3)).toEqual([5, 2, 3]);
+    loaded.delete(5);
+    loaded.load([7], Uint8Array.from([0, 0, 0, 0])); // into an index that holds vectors
+    expect(loaded.nearest(Uint8Array.from([0, 0, 0, 0]), 2)).toEqual([7, 2]);
+    expect(() => new BitIndex(4).load([1, 2], Uint8Array.from([0, 0, 0, 0]))).toThrow(/2 vectors of 4 bytes/);
+  });
+
   it('sees vectors another connection wrote, and its own writes without a reload', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-bits-'));
     const file = path.join(dir, 'index.db');

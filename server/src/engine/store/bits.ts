@@ -44,6 +44,26 @@ export class BitIndex {
     if (n < width) this.bytes.fill(0, from + n, from + width);
   }
 
+  /**
+   * Adds `eids.length` vectors held back to back in `bytes`, `width` bytes each (the first
+   * search loads every vector of a space this way: no view or copy per vector).
+   */
+  load(eids: ArrayLike<number>, bytes: Uint8Array): void {
+    const width = this.stride * 4;
+    if (bytes.length !== eids.length * this.width) throw new Error(`expected ${eids.length} vectors of ${this.width} bytes, got ${bytes.length} bytes`);
+    if (this.count === 0 && width === this.width) {
+      this.grow(eids.length);
+      this.bytes.set(bytes, 0);
+      for (let i = 0; i < eids.length; i++) {
+        this.eids[i] = eids[i];
+        this.slot.set(eids[i], i);
+      }
+      this.count = eids.length;
+      return;
+    }
+    for (let i = 0; i < eids.length; i++) this.set(eids[i], bytes.subarray(i * this.width, (i + 1) * this.width));
+  }
+
   delete(eid: number): void {
     const at = this.slot.get(eid);
     if (at === undefined) return;
