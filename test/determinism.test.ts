@@ -2,7 +2,10 @@
 // before it exits, a CLI search waits for the streams it reports, and status says per stream how
 // complete it is; an answer made while a stream fills says so.
 import * as fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { Engine } from '../server/src/engine/engine';
+import { VectorStore } from '../server/src/engine/store/vectors';
 import type { StatsResponse } from '../protocol';
 import { requireBuiltCli, runCli } from './helpers/cli';
 import { copyFixture, openWorkspace } from './helpers/workspace';
@@ -26,6 +29,36 @@ describe('deterministic search', () => {
     const first = JSON.parse(outputs[0]) as { streams: string[]; incomplete?: string[] };
     expect(first.streams).toContain('static');
     expect(first.incomplete).toBeUndefined();
+  });
+
+  test('a process that finds the vectors complete as recorded, and nothing written since, does not look for missing ones', async () => {
+    const dir = copyFixture('causal');
+    // Lazy, as the CLI opens it (a server also warms its search streams, which counts).
+    const open = () => Engine.open({ root: dir, workers: 0, embeddings: { model: 'none' }, lazy: true });
+    try {
+      const first = await open(); // `nsccn index`
+      await first.indexWorkspace();
+      await first.finishEmbeddings();
+      await first.close();
+      const scans = vi.spyOn(VectorStore.prototype, 'pendingEids');
+      const counts = vi.spyOn(VectorStore.prototype, 'counts');
+      const second = await open(); // `nsccn search`
+      expect(await second.finishEmbeddings()).toEqual([{ stream: 'static', done: 42, total: 42, complete: true }]);
+      expect((await second.search({ query: 'rows' })).incomplete).toBeUndefined();
+      expect([scans.mock.calls.length, counts.mock.calls.length]).toEqual([0, 0]);
+      // An entity written (here by this process): the next process looks again, and finds it.
+      fs.writeFileSync(path.join(dir, 'service/more.py'), 'def more_rows():\n    return 1\n');
+      await second.indexWorkspace();
+      await second.close();
+      const third = await open();
+      expect(await third.finishEmbeddings()).toEqual([{ stream: 'static', done: 44, total: 44, complete: true }]);
+      expect(scans).toHaveBeenCalled();
+      await third.close();
+      scans.mockRestore();
+      counts.mockRestore();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('an engine answer made while the vectors fill says which streams are incomplete', async () => {

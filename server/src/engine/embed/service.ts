@@ -9,6 +9,7 @@ import { VectorStream } from '../search/semantic';
 import type { SearchStream } from '../search/types';
 import type { Store } from '../store/store';
 import { VectorStore, type EmbeddableEntity } from '../store/vectors';
+import { covers, readCompleteness, recordCompleteness } from './complete';
 import type { Embedder } from './embedder';
 import { ModelEmbedder, DEFAULT_TIMEOUTS, type ModelTimeouts } from './model-embedder';
 import { decideModel } from './model-settings';
@@ -61,6 +62,10 @@ export class EmbeddingService {
   private cleanKey: string | null = null;
   /** Other connections' commits (`data_version`) as of the last full rescan. */
   private fullScanVersion: string | null = null;
+  /** The last rescan looked at every entity (or found them vouched for by the record). */
+  private lastRescanFull = false;
+  /** A one-shot command (`start('now')`): it records completeness whenever it reaches it. */
+  private oneShot = false;
   private loop: Promise<void> | null = null;
   private loading: Promise<void> | null = null;
   private rescanTimer: NodeJS.Timeout | undefined;
@@ -68,7 +73,7 @@ export class EmbeddingService {
   timeouts: ModelTimeouts = DEFAULT_TIMEOUTS;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly settings: ModelSettings | undefined,
     private readonly log: (m: string) => void,
   ) {
@@ -89,6 +94,7 @@ export class EmbeddingService {
     // A server warms the search streams once nothing is left to embed (a one-shot command
     // searches at once or never: it would only pay for it twice).
     this.warmWhenIdle = firstScan === 'after-quiet';
+    this.oneShot = firstScan === 'now';
     if (firstScan === 'now') this.kick();
     else this.rescanTimer = setTimeout(() => this.kick(), RESCAN_DELAY_MS);
   }
@@ -124,7 +130,7 @@ export class EmbeddingService {
     // being embedded has no vector of its current content yet): it is not busy.
     const busy = this.busy;
     const out: StreamProgress[] = this.spaces.map((s) => {
-      const { done, total } = this.vectors.counts(s.name);
+      const { done, total } = this.countsOf(s.name, busy);
       return { stream: s.stream.name, done, total, complete: !busy && s.queue.length === 0 && done >= total };
     });
     if (this.loading && !this.spaces.some((s) => s.name === 'model')) {
@@ -144,7 +150,7 @@ export class EmbeddingService {
    * every entity and vector, 100+ ms at 100K, and any edit invalidates it).
    */
   incompleteStreams(): string[] {
-    if (!this.busy && this.cleanKey !== null && this.cleanKey === this.vectors.changeKey()) {
+    if (!this.busy && this.isClean()) {
       return this.loading && !this.spaces.some((s) => s.name === 'model') ? ['model'] : [];
     }
     return this.progress()
@@ -152,11 +158,27 @@ export class EmbeddingService {
       .map((p) => p.stream);
   }
 
+  /** Entities with a current vector in `space`, and all: from the record when it vouches for now. */
+  private countsOf(space: SpaceName, busy = this.busy): { done: number; total: number } {
+    const record = !busy && this.isClean() ? readCompleteness(this.store) : null;
+    if (covers(record, this.store.entityGeneration(), this.spaceIds())) return { done: record.entities, total: record.entities };
+    return this.vectors.counts(space);
+  }
+
+  /** Nothing written since the loop last emptied its queues with every entity covered. */
+  private isClean(): boolean {
+    return this.cleanKey !== null && this.cleanKey === this.vectors.changeKey();
+  }
+
+  private spaceIds(): Array<{ name: string; id: string }> {
+    return this.spaces.map((s) => ({ name: s.name, id: s.embedder.id }));
+  }
+
   notes(): string[] {
     const out = [...this.noteByTopic.values()];
     const s = this.spaces.find((x) => x.name === 'static');
     if (s) {
-      const { done, total } = this.vectors.counts('static');
+      const { done, total } = this.countsOf('static');
       if (done < total) out.push(`static stream: ${done}/${total} entities embedded so far`);
     }
     return out;
@@ -275,6 +297,14 @@ export class EmbeddingService {
     this.dirty = false;
     this.dirtyFiles = null;
     this.scopedRescans = files ? this.scopedRescans + 1 : 0;
+    this.lastRescanFull = !files;
+    if (!files && covers(readCompleteness(this.store), this.store.entityGeneration(), this.spaceIds())) {
+      // Another process (or this one earlier) found every vector in place, and no entity was
+      // written since: nothing to look for.
+      for (const s of this.spaces) s.queue = [];
+      this.fullScanVersion = othersPart(this.vectors.changeKey());
+      return;
+    }
     for (const s of this.spaces) {
       if (files) {
         const queued = new Set(s.queue);
@@ -298,6 +328,14 @@ export class EmbeddingService {
         // full rescan (a scoped one looks at our own changes only): then counting decides.
         const key = this.vectors.changeKey();
         this.cleanKey = othersPart(key) === this.fullScanVersion ? key : null;
+        // Tell the next process (a server only after a full rescan: counting costs it per edit).
+        if (this.cleanKey !== null && (this.oneShot || this.lastRescanFull)) {
+          const generation = this.store.entityGeneration();
+          if (!covers(readCompleteness(this.store), generation, this.spaceIds())) {
+            recordCompleteness(this.store, { generation, entities: this.vectors.embeddableCount(), spaces: Object.fromEntries(this.spaceIds().map((s) => [s.name, s.id])) }, this.log);
+            this.cleanKey = this.vectors.changeKey(); // the record is this connection's own write
+          }
+        }
         if (this.warmWhenIdle) {
           this.warmWhenIdle = false;
           for (const s of this.spaces) this.vectors.warm(s.name);

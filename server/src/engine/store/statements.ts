@@ -21,6 +21,7 @@ export function prepareStatements(db: Db) {
     metaGet: p('SELECT value FROM meta WHERE key = ?'),
     metaSet: p('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)'),
     metaDelete: p('DELETE FROM meta WHERE key = ?'),
+    bumpEntityGeneration: p("INSERT INTO meta(key, value) VALUES ('entity_generation', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"),
     allFiles: p('SELECT * FROM files ORDER BY path'),
     upsertFile: p(`INSERT INTO files(path, language, module, hash, size, mtime_ms, syntax_errors)
       VALUES (@path, @language, @module, @hash, @size, @mtimeMs, @syntaxErrors)

@@ -174,6 +174,15 @@ export class Store {
     else this.s.metaSet.run(key, value);
   }
 
+  /**
+   * Counts the writes that may have changed entity rows (every method that writes them bumps it,
+   * in the caller's transaction): a record made at one count holds while the count has not
+   * moved, in any process (embed/complete.ts).
+   */
+  entityGeneration(): number {
+    return Number(this.meta('entity_generation') ?? 0);
+  }
+
   // --- files -------------------------------------------------------------------------------
 
   file(path: string): FileRow | undefined {
@@ -193,6 +202,7 @@ export class Store {
    * diffing, no lookups). Returns null when the file is already there: use `replaceFile`.
    */
   insertFile(meta: FileMeta, ex: FileExtraction): ReplaceResult | null {
+    this.s.bumpEntityGeneration.run();
     const bulk = this.bulk;
     if (!bulk || this.s.fileByPath.get(meta.path)) return null;
     // An id already held (elsewhere, or twice in this file) is for the upserts to sort out. Told
@@ -231,6 +241,7 @@ export class Store {
    * resolved), the kept ones, and the ids that disappeared.
    */
   replaceFile(meta: FileMeta, ex: FileExtraction): ReplaceResult {
+    this.s.bumpEntityGeneration.run();
     const isNew = !this.s.fileByPath.get(meta.path);
     const { fid } = this.s.upsertFile.get({ ...meta, syntaxErrors: ex.syntaxErrors }) as { fid: number };
     const cached = this.last?.fid === fid ? this.last : null;
@@ -375,6 +386,7 @@ export class Store {
 
   /** Deletes a file and all it contributed; returns the entity ids that went with it. */
   deleteFile(path: string): DeleteResult {
+    this.s.bumpEntityGeneration.run();
     const f = this.file(path);
     if (!f) return { removedIds: [], orphaned: [] };
     if (this.last?.fid === f.fid) this.last = null;
@@ -413,6 +425,7 @@ export class Store {
 
   /** Config and file targets are entities without a file, created on first use. */
   ensureVirtualEntity(id: string, kind: 'config' | 'file', name: string): void {
+    this.s.bumpEntityGeneration.run();
     this.s.upsertVirtual.run(id, kind, name, name, kind === 'config' ? `config ${name}` : `file ${name}`);
   }
 
