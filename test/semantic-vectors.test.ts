@@ -155,6 +155,35 @@ describe('binary search held in memory', () => {
     expect(() => new BitIndex(4).load([1, 2], Uint8Array.from([0, 0, 0, 0]))).toThrow(/2 vectors of 4 bytes/);
   });
 
+  it('a later process reads the bits saved whole while they are current, and the rows once a write moved them', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-bits-'));
+    const file = path.join(dir, 'index.db');
+    try {
+      const a = new Store(openDatabase(file, () => {}).db);
+      writeFile(a, 'm.py', Array.from({ length: 20 }, (_, i) => ({ name: `f${i}`, body: `w${i}` })));
+      const va = new VectorStore(a.db);
+      va.open('model', 'm', 16);
+      const eids = va.pendingEids('model');
+      const unit = (i: number) => Float32Array.from({ length: 16 }, (_, j) => (j === i % 16 ? 1 : -0.2));
+      va.put('model', eids.map((eid, i) => ({ eid, id: va.entity(eid)!.id, hash: va.entity(eid)!.hash, vector: unit(i) })));
+      va.setBinary('model', true);
+      va.saveBits('model');
+      // Doctored to hold the first vector only: a search that reads the snapshot finds only it.
+      a.db.prepare("UPDATE vec_bits_snapshot SET eids = substr(eids, 1, 8), bits = substr(bits, 1, 2) WHERE space = 'model'").run();
+      const pool = (vs: VectorStore) => vs.knn('model', unit(7), 3).map((h) => h.eid);
+      const b = new Store(openDatabase(file, () => {}).db);
+      expect(pool(va)).toHaveLength(3);
+      expect(pool(new VectorStore(b.db))).toEqual([eids[0]]); // the saved bits were read
+      // A write of bits after the save: the snapshot is stale, the rows are read.
+      va.put('model', [{ eid: eids[0], id: va.entity(eids[0])!.id, hash: va.entity(eids[0])!.hash, vector: unit(0) }]);
+      expect(pool(new VectorStore(b.db))).toEqual(pool(va));
+      a.db.close();
+      b.db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('sees vectors another connection wrote, and its own writes without a reload', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-bits-'));
     const file = path.join(dir, 'index.db');

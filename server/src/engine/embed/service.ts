@@ -66,6 +66,8 @@ export class EmbeddingService {
   private lastRescanFull = false;
   /** A one-shot command (`start('now')`): it records completeness whenever it reaches it. */
   private oneShot = false;
+  /** Spaces this process wrote vectors to since their bits were last saved whole. */
+  private readonly unsaved = new Set<SpaceName>();
   private loop: Promise<void> | null = null;
   private loading: Promise<void> | null = null;
   private rescanTimer: NodeJS.Timeout | undefined;
@@ -165,6 +167,19 @@ export class EmbeddingService {
     return this.vectors.counts(space);
   }
 
+  /** `searched`: also the spaces whose bits a search loaded (a one-shot command, closing). */
+  private saveBits(searched = false): void {
+    const spaces = new Set<SpaceName>([...this.unsaved, ...(searched ? this.spaces.map((s) => s.name) : [])]);
+    for (const space of spaces) {
+      try {
+        this.vectors.saveBits(space, !this.unsaved.has(space));
+      } catch (e) {
+        this.log(`vectors: could not save the ${space} bits for the next start (${(e as Error).message})`);
+      }
+    }
+    this.unsaved.clear();
+  }
+
   /** Nothing written since the loop last emptied its queues with every entity covered. */
   private isClean(): boolean {
     return this.cleanKey !== null && this.cleanKey === this.vectors.changeKey();
@@ -204,6 +219,7 @@ export class EmbeddingService {
     clearTimeout(this.rescanTimer);
     await this.loop;
     await this.loading;
+    this.saveBits(this.oneShot);
     await this.model?.close();
   }
 
@@ -336,6 +352,9 @@ export class EmbeddingService {
             this.cleanKey = this.vectors.changeKey(); // the record is this connection's own write
           }
         }
+        // The bits whole for the next process's first search: a one-shot command now (it is
+        // ending), a server when it closes (not per edit: the snapshot is megabytes).
+        if (this.oneShot) this.saveBits();
         if (this.warmWhenIdle) {
           this.warmWhenIdle = false;
           for (const s of this.spaces) this.vectors.warm(s.name);
@@ -364,6 +383,7 @@ export class EmbeddingService {
         rows.map((r, i) => ({ eid: r.eid, id: r.id, hash: r.hash, vector: vecs[i]?.some((x) => x !== 0) ? vecs[i] : null })),
       );
       this.embedded.set(space.name, this.embeddedCount(space.name) + rows.length);
+      this.unsaved.add(space.name);
       await new Promise((r) => setImmediate(r)); // let requests in between batches
     }
   }

@@ -64,6 +64,16 @@ export class BitIndex {
     for (let i = 0; i < eids.length; i++) this.set(eids[i], bytes.subarray(i * this.width, (i + 1) * this.width));
   }
 
+  /** Every vector back to back (`width` bytes each) and their eids, in slot order (for `load`). */
+  dump(): { eids: Float64Array; bytes: Uint8Array } {
+    const eids = this.eids.slice(0, this.count);
+    const width = this.stride * 4;
+    if (width === this.width) return { eids, bytes: this.bytes.slice(0, this.count * width) };
+    const bytes = new Uint8Array(this.count * this.width);
+    for (let i = 0; i < this.count; i++) bytes.set(this.bytes.subarray(i * width, i * width + this.width), i * this.width);
+    return { eids, bytes };
+  }
+
   delete(eid: number): void {
     const at = this.slot.get(eid);
     if (at === undefined) return;

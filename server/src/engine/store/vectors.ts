@@ -7,6 +7,7 @@
 // schema.ts and its version are untouched, and the index stays derived data.
 import type { Statement } from 'better-sqlite3';
 import { BitIndex } from './bits';
+import { BitsSnapshots } from './bits-snapshot';
 import type { Db } from './db';
 import type { EntityDbRow } from './read-rows';
 
@@ -68,6 +69,7 @@ export class VectorStore {
   private readonly countCache = new Map<string, { key: string; done: number; total: number }>();
   private totalCache: { key: string; n: number } | null = null;
   private readonly bits = new Map<string, LoadedBits>();
+  private readonly snapshots: BitsSnapshots;
 
   constructor(private readonly db: Db) {
     db.exec(`
@@ -78,6 +80,7 @@ export class VectorStore {
       ) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS vec_bits_version (space TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
     `);
+    this.snapshots = new BitsSnapshots(db);
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       space: p('SELECT model, dims FROM vec_spaces WHERE space = ?'),
@@ -347,12 +350,32 @@ export class VectorStore {
     const held = this.bits.get(space);
     if (held && held.version === version) return held.index;
     const width = this.dims(space) / 8;
-    const index = new BitIndex(width);
-    const packed = all.get() as { eids: string | null; hex: string | null; n: number };
-    // Every row holds `width` bytes (vec_quantize_binary of `dims` floats): load checks it.
-    if (packed.n > 0) index.load(packed.eids!.split(',').map(Number), Buffer.from(packed.hex!, 'hex'));
+    let index = this.snapshots.read(space, version, width);
+    if (!index) {
+      index = new BitIndex(width);
+      const packed = all.get() as { eids: string | null; hex: string | null; n: number };
+      // Every row holds `width` bytes (vec_quantize_binary of `dims` floats): load checks it.
+      if (packed.n > 0) index.load(packed.eids!.split(',').map(Number), Buffer.from(packed.hex!, 'hex'));
+    }
     this.bits.set(space, { version, index });
     return index;
+  }
+
+  /**
+   * Saves a space's bits whole for the next process's first search (bits-snapshot.ts), unless
+   * that is already saved. The embedding service calls it when it has written vectors and its
+   * queues are empty, or as a one-shot command closes after a search read the rows (`onlyIfHeld`):
+   * a writer then, not a search.
+   */
+  saveBits(space: string, onlyIfHeld = false): void {
+    if (onlyIfHeld && !this.bits.has(space)) return;
+    if (!this.s.space.get(space) || !this.exists(tables(space).f)) return;
+    const st = this.statements(space);
+    if (!st.allB) return;
+    const version = this.bitsVersion(space);
+    const width = this.dims(space) / 8;
+    if (this.snapshots.has(space, version, width)) return;
+    this.snapshots.write(space, version, this.heldBits(space, st.allB));
   }
 
   /**
