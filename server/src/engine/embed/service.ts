@@ -361,10 +361,7 @@ export class EmbeddingService {
         }
         return;
       }
-      const rows = space.queue
-        .splice(0, space.batch)
-        .map((eid) => this.vectors.entity(eid))
-        .filter((r) => r !== undefined);
+      const rows = this.vectors.entities(space.queue.splice(0, space.batch));
       if (!rows.length) continue;
       let vecs: Float32Array[];
       try {

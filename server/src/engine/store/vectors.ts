@@ -99,6 +99,8 @@ export class VectorStore {
         ORDER BY e.eid`),
       entity: p(`SELECT e.eid, e.id, e.kind, e.name, e.qname, f.path, e.signature, e.docstring, e.body, e.content_hash AS hash
         FROM entities e JOIN files f ON f.fid = e.fid WHERE e.eid = ? AND e.kind IN ${EMBEDDED_KINDS}`),
+      entities: p(`SELECT e.eid, e.id, e.kind, e.name, e.qname, f.path, e.signature, e.docstring, e.body, e.content_hash AS hash
+        FROM json_each(?) j JOIN entities e ON e.eid = j.value JOIN files f ON f.fid = e.fid WHERE e.kind IN ${EMBEDDED_KINDS} ORDER BY j.key`),
       total: p(`SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL AND kind IN ${EMBEDDED_KINDS}`),
       done: p(`SELECT count(*) AS n FROM vec_items s JOIN entities e ON e.eid = s.eid
         WHERE s.space = ? AND s.hash = e.content_hash AND s.id = e.id`),
@@ -246,6 +248,11 @@ export class VectorStore {
   /** What the embedders need to know about an entity; undefined when it is gone or not embeddable. */
   entity(eid: number): EmbeddableEntity | undefined {
     return this.s.entity.get(eid) as EmbeddableEntity | undefined;
+  }
+
+  /** `entity` of each eid, in their order, in one query (those gone or not embedded left out). */
+  entities(eids: readonly number[]): EmbeddableEntity[] {
+    return this.s.entities.all(JSON.stringify(eids)) as EmbeddableEntity[];
   }
 
   /**
