@@ -97,6 +97,13 @@ export class EmbeddingService {
     // searches at once or never: it would only pay for it twice).
     this.warmWhenIdle = firstScan === 'after-quiet';
     this.oneShot = firstScan === 'now';
+    // Complete as recorded, nothing written since: clean from the start, so that a first search
+    // before the first rescan need not count (the rescan itself then finds nothing to look for).
+    if (!this.loading && covers(readCompleteness(this.store), this.store.entityGeneration(), this.spaceIds())) {
+      this.dirty = false;
+      this.cleanKey = this.vectors.changeKey();
+      this.fullScanVersion = othersPart(this.cleanKey);
+    }
     if (firstScan === 'now') this.kick();
     else this.rescanTimer = setTimeout(() => this.kick(), RESCAN_DELAY_MS);
   }
@@ -167,7 +174,7 @@ export class EmbeddingService {
     return this.vectors.counts(space);
   }
 
-  /** `searched`: also the spaces whose bits a search loaded (a one-shot command, closing). */
+  /** `searched`: also the spaces whose bits a search loaded (when closing). */
   private saveBits(searched = false): void {
     const spaces = new Set<SpaceName>([...this.unsaved, ...(searched ? this.spaces.map((s) => s.name) : [])]);
     for (const space of spaces) {
@@ -219,7 +226,7 @@ export class EmbeddingService {
     clearTimeout(this.rescanTimer);
     await this.loop;
     await this.loading;
-    this.saveBits(this.oneShot);
+    this.saveBits(true);
     await this.model?.close();
   }
 
