@@ -9,7 +9,8 @@ export class BitIndex {
   /** `words` as bytes: vectors are copied in without an allocation each (100K at the first search). */
   private bytes: Uint8Array;
   private eids: Float64Array;
-  private readonly slot = new Map<number, number>();
+  /** eid → slot; built on the first set or delete after a `load` (a search needs only `eids`). */
+  private slotMap: Map<number, number> | null = new Map();
   private count = 0;
   /** Distances of the last scan, kept to avoid an allocation per query. */
   private dist = new Uint16Array(0);
@@ -23,6 +24,14 @@ export class BitIndex {
 
   get size(): number {
     return this.count;
+  }
+
+  private get slot(): Map<number, number> {
+    if (!this.slotMap) {
+      this.slotMap = new Map();
+      for (let i = 0; i < this.count; i++) this.slotMap.set(this.eids[i], i);
+    }
+    return this.slotMap;
   }
 
   private get stride(): number {
@@ -54,11 +63,9 @@ export class BitIndex {
     if (this.count === 0 && width === this.width) {
       this.grow(eids.length);
       this.bytes.set(bytes, 0);
-      for (let i = 0; i < eids.length; i++) {
-        this.eids[i] = eids[i];
-        this.slot.set(eids[i], i);
-      }
+      this.eids.set(eids, 0);
       this.count = eids.length;
+      this.slotMap = null;
       return;
     }
     for (let i = 0; i < eids.length; i++) this.set(eids[i], bytes.subarray(i * this.width, (i + 1) * this.width));
