@@ -1,7 +1,7 @@
 // The state of one Python extraction and the small helpers every part of the walk uses: entity
 // ids, class attributes and module globals, deferred references, text of nodes. The walk itself
 // is layered on top: definitions.ts → statements.ts → expressions.ts → extract.ts.
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { entityId } from '../../../../../protocol';
 import type { AttrType, CallArgs, CodeKind, ExtractedEntity, ImportBinding, RawRef, Span } from '../types';
 import { bindName, type Scope } from './scope';

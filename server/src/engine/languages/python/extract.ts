@@ -2,9 +2,10 @@
 // attributes, module globals) and raw references (calls, bases, imports, mutations, config
 // reads, raises). References are finalised at the end of the file, once every scope knows all
 // of its local names (Python decides locality by any assignment in the function).
-import type { Node, Tree } from 'web-tree-sitter';
+import type { Tree } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { entityId } from '../../../../../protocol';
-import type { CallArgs, ExtractedEntity, FileExtraction, RawRef, Span } from '../types';
+import type { CallArgs, ExtractedEntity, FileExtraction, Grammar, RawRef, Span } from '../types';
 import { BUILTINS, moduleName } from './names';
 import { bindName, newScope, type Binding, type Scope } from './scope';
 import { cleandoc } from './text';
@@ -13,8 +14,12 @@ import { MAX_BODY_WORDS, TOP_DEFS, shift, span } from './base';
 import type { Pending, Section, PythonReuse } from './base';
 
 export class PythonExtractor extends ExpressionWalker {
-  run(tree: Tree): FileExtraction {
-    const root = tree.rootNode;
+  run(tree: Tree, grammar: Grammar): FileExtraction {
+    const previous = this.reuse?.state;
+    // A definition whose text is a section of the previous text is likely replayed, not
+    // walked: it is copied alone, and whole only if it is walked after all (`whole`).
+    const root = grammar.copy(tree.rootNode, this.source, previous ? (type, start, end) => !(TOP_DEFS.has(type) && previous.sections.has(this.source.slice(start, end))) : undefined);
+    const whole = (c: Node) => (c.shallow ? grammar.copy(c.real(), this.source) : c);
     const modName = moduleName(this.file);
     const name = modName ? modName.slice(modName.lastIndexOf('.') + 1) : this.file.replace(/^.*\//, '').replace(/\.\w+$/, '');
     const modEnt: ExtractedEntity = {
@@ -33,10 +38,9 @@ export class PythonExtractor extends ExpressionWalker {
     this.entities.push(modEnt);
     this.module = newScope(modEnt, 'module', null);
     this.scopes.push(this.module);
-    const previous = this.reuse?.state;
     const reused: Array<{ node: Node; section: Section }> = [];
     const defs = root.namedChildren.filter((c): c is Node => !!c && TOP_DEFS.has(c.type));
-    const names = defs.map((d) => this.defName(d));
+    const names = defs.map((d) => this.defName(d.shallow ? d.real() : d));
     const unique = new Set(names).size === names.length;
     for (const c of root.namedChildren) {
       if (!c) continue;
@@ -50,7 +54,7 @@ export class PythonExtractor extends ExpressionWalker {
         reused.push({ node: c, section: old });
         continue;
       }
-      this.walkSection(c, text);
+      this.walkSection(whole(c), text);
     }
     // References of a reused definition were finalised against the module context of the
     // previous text (module-level types and aliases): if that moved, extract them afresh.
@@ -60,11 +64,11 @@ export class PythonExtractor extends ExpressionWalker {
     // cannot keep. Extract the whole file afresh.
     if (this.reuse && reused.some(({ section }) => section.entities.some((e) => this.idCounts.has(e.id)) || section.members.some((m) => this.memberIds.has(m.id)))) {
       this.reuse.state = undefined;
-      return new PythonExtractor(this.source, this.file, this.reuse).run(tree);
+      return new PythonExtractor(this.source, this.file, this.reuse).run(tree, grammar);
     }
     for (const { node, section } of reused) {
       if (previous && previous.context === context) this.replay(section, node.startPosition.row - section.row);
-      else this.walkSection(node, this.source.slice(node.startIndex, node.endIndex));
+      else this.walkSection(whole(node), this.source.slice(node.startIndex, node.endIndex));
     }
     this.finish();
     if (this.reuse) {
@@ -73,7 +77,7 @@ export class PythonExtractor extends ExpressionWalker {
       this.reuse.state = { context, sections };
     }
     let syntaxErrors = 0;
-    if (root.hasError) syntaxErrors = Math.max(1, root.descendantsOfType('ERROR').length);
+    if (tree.rootNode.hasError) syntaxErrors = Math.max(1, tree.rootNode.descendantsOfType('ERROR').length);
     return {
       file: this.file,
       language: 'python',
@@ -87,10 +91,11 @@ export class PythonExtractor extends ExpressionWalker {
     };
   }
 
-  protected defName(node: Node): string {
+  /** The name a top-level definition binds (asked of a copy, or of a real node when it is shallow). */
+  protected defName(node: Named): string {
     const def = node.type === 'decorated_definition' ? node.childForFieldName('definition') : node;
     const n = def?.childForFieldName('name');
-    return n ? this.text(n) : '';
+    return n ? this.source.slice(n.startIndex, n.endIndex) : '';
   }
 
   protected walkSection(node: Node, text: string): void {
@@ -301,6 +306,14 @@ export class PythonExtractor extends ExpressionWalker {
   }
 }
 
+/** What `defName` reads of a node: a copy's and web-tree-sitter's both have it. */
+interface Named {
+  type: string;
+  startIndex: number;
+  endIndex: number;
+  childForFieldName(name: string): Named | null;
+}
+
 /** At most this many alternatives are kept in a type expression (`A|B|C`). */
 const MAX_ALTERNATIVES = 3;
 
@@ -315,8 +328,8 @@ function alternatives(type: string, f: (alt: string) => string): string {
   return type.split('|').map(f).join('|');
 }
 
-export function extractPython(tree: Tree, source: string, file: string, reuse?: { state?: PythonReuse }): FileExtraction {
-  return new PythonExtractor(source, file, reuse).run(tree);
+export function extractPython(tree: Tree, source: string, file: string, grammar: Grammar, reuse?: { state?: PythonReuse }): FileExtraction {
+  return new PythonExtractor(source, file, reuse).run(tree, grammar);
 }
 
 export { cleandoc };
