@@ -41,7 +41,8 @@ function corpora(which: string): Corpus[] {
   const site = sitePackages();
   const out: Corpus[] = [];
   if (which !== 'site') {
-    const root = fs.existsSync('/tmp/w/stdlib/tree') ? '/tmp/w/stdlib/tree' : pythonStdlib();
+    // The installed stdlib (read-only), not a working copy someone may be editing.
+    const root = pythonStdlib();
     out.push({ name: 'stdlib', root, files: pyFiles(root, [site]) });
   }
   if (which !== 'stdlib') out.push({ name: 'site', root: site, files: pyFiles(site, []) });
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
   const parsers = new Parsers();
   await parsers.load(LANGUAGES);
   if (mode === 'time') {
-    const root = dir ?? '/tmp/w/stdlib/tree';
+    const root = dir ?? pythonStdlib();
     const corpus: Corpus = { name: 'stdlib', root, files: pyFiles(root, [sitePackages()]) };
     const runs: Run[] = [];
     for (let i = 0; i < 3; i++) runs.push(await extractAll(parsers, corpus, false));

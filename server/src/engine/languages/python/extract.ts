@@ -5,7 +5,7 @@
 import type { Tree } from 'web-tree-sitter';
 import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { entityId } from '../../../../../protocol';
-import type { CallArgs, ExtractedEntity, FileExtraction, Grammar, RawRef, Span } from '../types';
+import type { CallArgs, ExtractedEntity, FileExtraction, Grammar, RawRef, Receiver, Span } from '../types';
 import { BUILTINS, moduleName } from './names';
 import { bindName, newScope, type Binding, type Scope } from './scope';
 import { cleandoc } from './text';
@@ -140,6 +140,12 @@ export class PythonExtractor extends ExpressionWalker {
     // Names this file binds itself (a builtin shadowed by a def or an import is a call to it).
     const ownNames = new Set<string>([...this.entities.map((e) => e.name), ...this.members.map((e) => e.name), ...this.imports.map((b) => b.local ?? '*')]);
     if (ownNames.has('*')) for (const b of BUILTINS) ownNames.add(b);
+    // Built field by field, in the order refs were always written in (their JSON is compared).
+    const finished = (p: Pending, target: string, receiver?: Receiver): RawRef => {
+      const r: RawRef = p.catches ? { from: p.scope.ent.id, relation: p.relation, span: p.span, catches: p.catches, target } : { from: p.scope.ent.id, relation: p.relation, span: p.span, target };
+      if (receiver) r.receiver = receiver;
+      return r;
+    };
     const emit = (p: Pending, ref: RawRef) => {
       this.refs.push(ref);
       if (p.section >= 0) this.sections[p.section].refs.push(ref);
@@ -162,41 +168,48 @@ export class PythonExtractor extends ExpressionWalker {
       }
     };
     for (const p of this.pending) {
-      const segs = p.path.split('.');
-      const narrowed = p.narrow?.get(segs[0]);
-      const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(p.scope, segs[0]);
-      const rest = segs.slice(1).join('.');
-      const from = p.scope.ent.id;
-      const base: Omit<RawRef, 'target'> = { from, relation: p.relation, span: p.span };
-      if (p.catches) base.catches = p.catches;
+      const path = p.path;
+      const dot = path.indexOf('.');
+      const head = dot < 0 ? path : path.slice(0, dot);
+      const rest = dot < 0 ? '' : path.slice(dot + 1);
+      const last = path.slice(path.lastIndexOf('.') + 1);
+      const narrowed = p.narrow?.get(head);
+      const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(p.scope, head);
       if (p.member !== undefined) {
-        const type = this.callType(p.scope, p.path, p.narrow);
-        emit(p, type ? { ...base, target: p.member, receiver: { kind: 'typed', type } } : { ...base, target: p.member, receiver: { kind: 'expr' } });
+        const type = this.callType(p.scope, path, p.narrow);
+        emit(p, finished(p, p.member, type ? { kind: 'typed', type } : { kind: 'expr' }));
         continue;
       }
       if (p.relation === 'READS_CONFIG') {
         if (b.kind !== 'name') continue;
-        const key = `${from}\0${p.path}`;
+        const key = `${p.scope.ent.id}\0${path}`;
         if (seenReads.has(key)) continue;
         seenReads.add(key);
-        emit(p, { ...base, target: p.path, configKind: 'constant' });
+        const r = finished(p, path);
+        r.configKind = 'constant';
+        emit(p, r);
         continue;
       }
       if (p.mode === 'access') {
         // Only through self or an object of known type, and not for attributes the class
         // itself assigns (those are data, not properties).
-        if (b.kind === 'self' && rest && !(segs.length === 2 && this.memberIds.has(entityId('attr', this.file, `${b.scope.ent.qname}.${rest}`)))) {
-          emit(p, { ...base, target: rest, receiver: { kind: 'self' }, access: true });
+        let r: RawRef | null = null;
+        if (b.kind === 'self' && rest && !(dot >= 0 && path.indexOf('.', dot + 1) < 0 && this.memberIds.has(entityId('attr', this.file, `${b.scope.ent.qname}.${rest}`)))) {
+          r = finished(p, rest, { kind: 'self' });
         } else if (b.kind === 'typed' && rest && !b.type.startsWith('param:')) {
           // (Not through parameters typed by their callers: reading their attributes is too
           // common to keep a reference for each on the chance of a property.)
           const type = this.canonicalType(p.scope, b.type);
-          if (type) emit(p, { ...base, target: rest, receiver: { kind: 'typed', type }, access: true });
+          if (type) r = finished(p, rest, { kind: 'typed', type });
+        }
+        if (r) {
+          r.access = true;
+          emit(p, r);
         }
         continue;
       }
       if (p.mode === 'globalOnly') {
-        if (p.scope.globals.has(p.path)) emit(p, { ...base, target: p.path });
+        if (p.scope.globals.has(path)) emit(p, finished(p, path));
         continue;
       }
       switch (b.kind) {
@@ -204,30 +217,26 @@ export class PythonExtractor extends ExpressionWalker {
         case 'cls':
           if (!rest) {
             // `cls()` constructs the class; `self()` calls __call__; `self[k] = v` is no ref.
-            if (p.relation === 'CALLS') emit(p, b.kind === 'cls' ? { ...base, target: b.scope.ent.qname } : { ...base, target: '__call__', receiver: { kind: 'self' } });
+            if (p.relation === 'CALLS') emit(p, b.kind === 'cls' ? finished(p, b.scope.ent.qname) : finished(p, '__call__', { kind: 'self' }));
             continue;
           }
-          emit(p, { ...base, target: rest, receiver: { kind: b.kind } });
+          emit(p, finished(p, rest, { kind: b.kind }));
           break;
         case 'typed': {
           const type = this.canonicalType(p.scope, b.type);
           if (!rest || !type) {
-            if (p.relation === 'CALLS') emit(p, { ...base, target: rest ? segs[segs.length - 1] : segs[0], receiver: { kind: 'expr' } });
+            if (p.relation === 'CALLS') emit(p, finished(p, rest ? last : head, { kind: 'expr' }));
             continue;
           }
-          emit(p, { ...base, target: rest, receiver: { kind: 'typed', type } });
+          emit(p, finished(p, rest, { kind: 'typed', type }));
           break;
         }
         case 'local':
-          if (p.relation === 'CALLS') emit(p, { ...base, target: segs[segs.length - 1], receiver: { kind: 'expr' } });
+          if (p.relation === 'CALLS') emit(p, finished(p, last, { kind: 'expr' }));
           break;
         case 'name':
-          if (p.mode === 'container' && p.scope.kind === 'function' && !p.scope.globals.has(p.path)) {
-            // A module-level container changed in place (`REGISTRY[k] = v`).
-            emit(p, { ...base, target: p.path });
-            break;
-          }
-          emit(p, { ...base, target: p.path });
+          // (A module-level container changed in place, `REGISTRY[k] = v`, is a ref like any.)
+          emit(p, finished(p, path));
           break;
       }
     }
@@ -242,7 +251,13 @@ export class PythonExtractor extends ExpressionWalker {
         if (types.size && types.size <= 3) s.ent.returns = [...types].join('|');
       }
       if (s.kind === 'module' || !s.words.size) continue;
-      s.ent.body = [...s.words].slice(0, MAX_BODY_WORDS).join(' ');
+      let body = '';
+      let n = 0;
+      for (const w of s.words) {
+        if (n === MAX_BODY_WORDS) break;
+        body = n++ ? `${body} ${w}` : w;
+      }
+      s.ent.body = body;
     }
   }
 
