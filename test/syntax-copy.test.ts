@@ -62,13 +62,17 @@ describe('syntax copy', () => {
     }
   });
 
-  it('copies a shallow child alone, and its real node is the one copied', () => {
+  it('copies the nodes a filter leaves out alone, and finds their real nodes', () => {
     const python = languageForPath('x.py')!;
-    const text = 'import os\n\nclass A:\n    def m(self):\n        return 1\n\n@d\ndef f():\n    pass\n';
+    const text = 'import os\n\nclass A:\n    def m(self):\n        return 1\n\n@d\ndef f():\n    pass\n"doc"\nx = f"{y}"\n';
     const tree = parsers.parse(python, text);
-    const root = parsers.get(python).grammar.copy(tree.rootNode, text, (type) => type !== 'class_definition');
-    const [imp, cls, deco] = root.namedChildren;
+    const root = parsers.get(python).grammar.copy(tree.rootNode, text, { types: ['class_definition', 'string'], enter: (type, _s, _e, depth) => type === 'string' && depth > 2 });
+    const [imp, cls, deco, doc, assign] = root.namedChildren;
     expect([imp.shallow, cls.shallow, deco.shallow]).toEqual([false, true, false]);
+    // A string at depth 2 is not entered; one at depth 3 is.
+    expect([doc.namedChild(0)!.shallow, doc.namedChild(0)!.namedChildCount]).toEqual([true, 0]);
+    const fstring = assign.namedChild(0)!.childForFieldName('right')!;
+    expect([fstring.shallow, fstring.namedChildren.map((c) => c.type)]).toEqual([false, ['string_start', 'interpolation', 'string_end']]);
     expect(cls.namedChildCount).toBe(0);
     expect(cls.real().type).toBe('class_definition');
     expect(cls.real().startIndex).toBe(cls.startIndex);

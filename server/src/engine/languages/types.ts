@@ -3,7 +3,7 @@
 // resolution, trace, search) is language-neutral.
 import type { Tree, Language, Node, Query } from 'web-tree-sitter';
 import type { DocsLevel, EntityKind, Relation } from '../../../../protocol';
-import type { EnterChild, SyntaxNode } from '../parse/syntax-copy';
+import type { CopyFilter, SyntaxNode } from '../parse/syntax-copy';
 
 /** 0-based row; column in UTF-16 code units (web-tree-sitter parses JS strings as UTF-16). */
 export interface Point {
@@ -219,9 +219,9 @@ export interface Grammar {
   /**
    * `node`'s subtree copied into plain objects in one pass (parse/syntax-copy.ts), for an
    * extractor that asks many questions of every node. `source` is the text the tree was parsed
-   * from; `enter` says which of `node`'s children to copy whole (default: all).
+   * from; `filter` leaves subtrees out (default: none).
    */
-  copy(node: Node, source: string, enter?: EnterChild): SyntaxNode;
+  copy(node: Node, source: string, filter?: CopyFilter): SyntaxNode;
 }
 
 /** Options of a skeleton; a language that ignores them shows docstrings whole. */

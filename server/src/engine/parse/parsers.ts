@@ -166,7 +166,7 @@ export class Parsers {
       const Query = binding.Query;
       const tables = new LanguageTables(language);
       const grammar: Grammar = {
-        copy: (node, source, enter) => copySyntax(node, cursor(node), source, tables, enter),
+        copy: (node, source, filter) => copySyntax(node, cursor(node), source, tables, filter),
         language,
         query: (source) => {
           let q = queries.get(source);

@@ -33,6 +33,15 @@ export class LanguageTables {
     });
   }
 
+  /** Symbol → 1 for the named symbols of these type names. */
+  symbols(names: readonly string[]): Uint8Array {
+    const out = new Uint8Array(this.types.length);
+    this.types.forEach((t, i) => {
+      if (this.named[i] && names.includes(t)) out[i] = 1;
+    });
+    return out;
+  }
+
   fieldId(name: string): number {
     return this.fieldIds.get(name) ?? -1;
   }
@@ -47,7 +56,7 @@ export class LanguageTables {
 class CopiedTree {
   private lineStarts: number[] | null = null;
   count = 0;
-  /** Nodes whose children were not copied (see EnterChild). */
+  /** Nodes whose children were not copied (see CopyFilter). */
   readonly shallow = new Set<number>();
   sym: Uint16Array;
   field: Uint16Array;
@@ -194,7 +203,7 @@ export class SyntaxNode {
     return null;
   }
 
-  /** Its children were not copied (see EnterChild): copy `real()` to walk them. */
+  /** Its children were not copied (see CopyFilter): copy `real()` to walk them. */
   get shallow(): boolean {
     return this.tree.shallow.has(this.id);
   }
@@ -216,18 +225,24 @@ export class SyntaxNode {
 }
 
 /**
- * Says of a child of the copied root whether to copy its subtree too (else it is copied alone,
- * with no children: `real()` reaches them). Must not call into tree-sitter.
+ * Which subtrees not to copy: a node of one of `types` is copied alone, with no children
+ * (`shallow`; `real()` reaches them), when `enter` says so. `enter` is asked of those types only
+ * and must not call into tree-sitter.
  */
-export type EnterChild = (type: string, startIndex: number, endIndex: number) => boolean;
+export interface CopyFilter {
+  types: readonly string[];
+  /** `depth`: 1 for the copied root's children. */
+  enter(type: string, startIndex: number, endIndex: number, depth: number): boolean;
+}
 
 /**
  * Copies `root`'s subtree, walking `cursor` (which starts on `root` and is freed here). Nothing
  * else may call into the same tree-sitter instance during the walk (the raw cursor keeps its
  * state in the instance's transfer buffer).
  */
-export function copySyntax(root: Node, cursor: FlatCursor, source: string, tables: LanguageTables, enter?: EnterChild): SyntaxNode {
+export function copySyntax(root: Node, cursor: FlatCursor, source: string, tables: LanguageTables, filter?: CopyFilter): SyntaxNode {
   const named = tables.named;
+  const asked = filter ? tables.symbols(filter.types) : null;
   try {
     const start = cursor.startIndex();
     const end = cursor.endIndex();
@@ -239,6 +254,7 @@ export function copySyntax(root: Node, cursor: FlatCursor, source: string, table
     /** The last child added to `parent`, to link the next one after. */
     let last = -1;
     let index = 0;
+    let depth = 1;
     for (;;) {
       const sym = cursor.typeId();
       const isNamed = named[sym] !== false;
@@ -250,18 +266,19 @@ export function copySyntax(root: Node, cursor: FlatCursor, source: string, table
         if (last < 0) tree.firstChild[parent] = node;
         else tree.nextSibling[last] = node;
         last = node;
-        const skip = isNamed && enter && parent === top && !enter(tree.tables.types[sym] ?? 'ERROR', tree.start[node], tree.end[node]);
-        if (skip) tree.shallow.add(node);
+        if (asked?.[sym] && !filter!.enter(tree.tables.types[sym], tree.start[node], tree.end[node], depth)) tree.shallow.add(node);
         else if (isNamed && cursor.gotoFirstChild()) {
           parent = node;
           last = -1;
           index = 0;
+          depth++;
           continue;
         }
       }
       while (!cursor.gotoNextSibling()) {
         if (parent === top) return new SyntaxNode(tree, top);
         cursor.gotoParent();
+        depth--;
         last = parent;
         index = tree.childIndex[parent];
         parent = tree.parent[parent];

@@ -16,9 +16,17 @@ import type { Pending, Section, PythonReuse } from './base';
 export class PythonExtractor extends ExpressionWalker {
   run(tree: Tree, grammar: Grammar): FileExtraction {
     const previous = this.reuse?.state;
-    // A definition whose text is a section of the previous text is likely replayed, not
-    // walked: it is copied alone, and whole only if it is walked after all (`whole`).
-    const root = grammar.copy(tree.rootNode, this.source, previous ? (type, start, end) => !(TOP_DEFS.has(type) && previous.sections.has(this.source.slice(start, end))) : undefined);
+    const source = this.source;
+    const root = grammar.copy(tree.rootNode, source, {
+      types: COPY_FILTERED,
+      enter: (type, start, end, depth) => {
+        // A string with no format prefix is read as text only: its parts are not copied.
+        if (type === 'string') return mayInterpolate(source, start);
+        // A definition whose text is a section of the previous text is likely replayed, not
+        // walked: it is copied alone, and whole only if it is walked after all (`whole`).
+        return !(previous && depth === 1 && previous.sections.has(source.slice(start, end)));
+      },
+    });
     const whole = (c: Node) => (c.shallow ? grammar.copy(c.real(), this.source) : c);
     const modName = moduleName(this.file);
     const name = modName ? modName.slice(modName.lastIndexOf('.') + 1) : this.file.replace(/^.*\//, '').replace(/\.\w+$/, '');
@@ -319,6 +327,19 @@ export class PythonExtractor extends ExpressionWalker {
   protected nameTypeOf(scope: Scope, name: string): string | null {
     return this.typableName(name, scope) ? this.canonicalType(scope, name) : null;
   }
+}
+
+/** The types whose subtrees `run` may leave out of its copy of the tree. */
+const COPY_FILTERED = ['string', ...TOP_DEFS];
+
+/** Whether a string literal at `i` has a prefix letter other than r, u, b (`f`, and any newer one). */
+function mayInterpolate(source: string, i: number): boolean {
+  for (let k = i; k < source.length; k++) {
+    const c = source[k];
+    if (c === '"' || c === "'") return false;
+    if (!'rRuUbB'.includes(c)) return true;
+  }
+  return true;
 }
 
 /** What `defName` reads of a node: a copy's and web-tree-sitter's both have it. */
