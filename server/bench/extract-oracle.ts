@@ -1,11 +1,12 @@
 // Extraction oracle: extracts every Python file of the stdlib and site-packages, hashes each
 // FileExtraction's JSON, and either records the hashes (and the JSON, to diff against) as a
 // baseline or checks them against one. A change that is only about speed must leave every hash
-// as it was. Also prints parse and extraction CPU (process.cpuUsage around each call).
+// as it was. Also prints parse and extraction CPU (process.cpuUsage around each call). Record
+// with a build of the code before the change (a worktree of the commit before it, say).
 //
 //   node dist/server/bench/extract-oracle.js record <dir> [stdlib|site|all]
 //   node dist/server/bench/extract-oracle.js check <dir> [stdlib|site|all]
-//   node dist/server/bench/extract-oracle.js time [stdlib-root]   (CPU only, 3 runs)
+//   node dist/server/bench/extract-oracle.js time [root]   (CPU only, 3 passes in one process; default the stdlib)
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
