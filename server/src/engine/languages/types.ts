@@ -1,8 +1,9 @@
 // What a language extractor produces from one file: plain data, structured-clone safe (it
 // crosses worker threads). Language knowledge stops here: everything downstream (store,
 // resolution, trace, search) is language-neutral.
-import type { Tree, Language, Query } from 'web-tree-sitter';
+import type { Tree, Language, Node, Query } from 'web-tree-sitter';
 import type { DocsLevel, EntityKind, Relation } from '../../../../protocol';
+import type { CopyFilter, SyntaxNode } from '../parse/syntax-copy';
 
 /** 0-based row; column in UTF-16 code units (web-tree-sitter parses JS strings as UTF-16). */
 export interface Point {
@@ -215,6 +216,12 @@ export interface Grammar {
   language: Language;
   /** The compiled query of this source text (compiled once per grammar). */
   query(source: string): Query;
+  /**
+   * `node`'s subtree copied into plain objects in one pass (parse/syntax-copy.ts), for an
+   * extractor that asks many questions of every node. `source` is the text the tree was parsed
+   * from; `filter` leaves subtrees out (default: none).
+   */
+  copy(node: Node, source: string, filter?: CopyFilter): SyntaxNode;
 }
 
 /** Options of a skeleton; a language that ignores them shows docstrings whole. */

@@ -8,6 +8,8 @@
 import { createRequire } from 'node:module';
 import type { Language, Parser, Tree } from 'web-tree-sitter';
 import type { Grammar, LanguageSupport } from '../languages/types';
+import { flatCursors } from './flat-cursor';
+import { copySyntax, LanguageTables } from './syntax-copy';
 
 type Binding = typeof import('web-tree-sitter');
 
@@ -154,6 +156,7 @@ export class Parsers {
       await binding.Parser.init(module);
     }
     const loaded = prev?.loaded ?? new Map<string, Loaded>();
+    const cursor = flatCursors(module);
     for (const lang of this.langs) {
       if (loaded.has(lang.id)) continue;
       const language = await binding.Language.load(lang.wasmPath());
@@ -161,7 +164,9 @@ export class Parsers {
       parser.setLanguage(language);
       const queries = new Map<string, InstanceType<Binding['Query']>>();
       const Query = binding.Query;
+      const tables = new LanguageTables(language);
       const grammar: Grammar = {
+        copy: (node, source, filter) => copySyntax(node, cursor(node), source, tables, filter),
         language,
         query: (source) => {
           let q = queries.get(source);

@@ -1,7 +1,7 @@
 // The state of one Python extraction and the small helpers every part of the walk uses: entity
 // ids, class attributes and module globals, deferred references, text of nodes. The walk itself
 // is layered on top: definitions.ts → statements.ts → expressions.ts → extract.ts.
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { entityId } from '../../../../../protocol';
 import type { AttrType, CallArgs, CodeKind, ExtractedEntity, ImportBinding, RawRef, Span } from '../types';
 import { bindName, type Scope } from './scope';
@@ -62,10 +62,9 @@ export interface PythonReuse {
   sections: Map<string, Section>;
 }
 
+/** A node's span (a copy's positions are made anew on each read: no need to copy them). */
 export function span(n: Node): Span {
-  const s = n.startPosition;
-  const e = n.endPosition;
-  return { start: { row: s.row, column: s.column }, end: { row: e.row, column: e.column } };
+  return { start: n.startPosition, end: n.endPosition };
 }
 
 export function headOf(path: string): string {
@@ -340,7 +339,13 @@ export abstract class ExtractorBase {
   }
 
   protected wordsOf(path: string, scope: Scope): void {
-    for (const w of path.split('.')) this.word(w, scope);
+    // As `word` for each dotted segment, without splitting once the scope has its fill.
+    for (let i = 0; scope.words.size < MAX_BODY_WORDS * 2; ) {
+      const dot = path.indexOf('.', i);
+      scope.words.add(dot < 0 ? path.slice(i) : path.slice(i, dot));
+      if (dot < 0) return;
+      i = dot + 1;
+    }
   }
 
   protected abstract bindPattern(node: Node | null, scope: Scope): void;

@@ -1,6 +1,6 @@
 // Definitions and the statements that shape scopes and errors: def/class headers, parameters,
 // imports, try/except and raise.
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import type { CodeKind, ExtractedEntity } from '../types';
 import { newScope, setType, type Scope } from './scope';
 import { dotted, elementTypeName, headerText, typeName } from './text';

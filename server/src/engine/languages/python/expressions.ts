@@ -1,5 +1,5 @@
 // Expressions: calls, attributes and subscripts, with the configuration patterns they match.
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { CONFIG_FILE, CONSTANT, ENV_CALLS, ENV_MAPPINGS, MUTATORS, SETTINGS_NAMES } from './patterns';
 import type { Scope } from './scope';
 import { dotted } from './text';

@@ -2,9 +2,10 @@
 // attributes, module globals) and raw references (calls, bases, imports, mutations, config
 // reads, raises). References are finalised at the end of the file, once every scope knows all
 // of its local names (Python decides locality by any assignment in the function).
-import type { Node, Tree } from 'web-tree-sitter';
+import type { Tree } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { entityId } from '../../../../../protocol';
-import type { CallArgs, ExtractedEntity, FileExtraction, RawRef, Span } from '../types';
+import type { CallArgs, ExtractedEntity, FileExtraction, Grammar, RawRef, Receiver, Span } from '../types';
 import { BUILTINS, moduleName } from './names';
 import { bindName, newScope, type Binding, type Scope } from './scope';
 import { cleandoc } from './text';
@@ -13,8 +14,20 @@ import { MAX_BODY_WORDS, TOP_DEFS, shift, span } from './base';
 import type { Pending, Section, PythonReuse } from './base';
 
 export class PythonExtractor extends ExpressionWalker {
-  run(tree: Tree): FileExtraction {
-    const root = tree.rootNode;
+  run(tree: Tree, grammar: Grammar): FileExtraction {
+    const previous = this.reuse?.state;
+    const source = this.source;
+    const root = grammar.copy(tree.rootNode, source, {
+      types: COPY_FILTERED,
+      enter: (type, start, end, depth) => {
+        // A string with no format prefix is read as text only: its parts are not copied.
+        if (type === 'string') return mayInterpolate(source, start);
+        // A definition whose text is a section of the previous text is likely replayed, not
+        // walked: it is copied alone, and whole only if it is walked after all (`whole`).
+        return !(previous && depth === 1 && previous.sections.has(source.slice(start, end)));
+      },
+    });
+    const whole = (c: Node) => (c.shallow ? grammar.copy(c.real(), this.source) : c);
     const modName = moduleName(this.file);
     const name = modName ? modName.slice(modName.lastIndexOf('.') + 1) : this.file.replace(/^.*\//, '').replace(/\.\w+$/, '');
     const modEnt: ExtractedEntity = {
@@ -33,10 +46,9 @@ export class PythonExtractor extends ExpressionWalker {
     this.entities.push(modEnt);
     this.module = newScope(modEnt, 'module', null);
     this.scopes.push(this.module);
-    const previous = this.reuse?.state;
     const reused: Array<{ node: Node; section: Section }> = [];
     const defs = root.namedChildren.filter((c): c is Node => !!c && TOP_DEFS.has(c.type));
-    const names = defs.map((d) => this.defName(d));
+    const names = defs.map((d) => this.defName(d.shallow ? d.real() : d));
     const unique = new Set(names).size === names.length;
     for (const c of root.namedChildren) {
       if (!c) continue;
@@ -50,7 +62,7 @@ export class PythonExtractor extends ExpressionWalker {
         reused.push({ node: c, section: old });
         continue;
       }
-      this.walkSection(c, text);
+      this.walkSection(whole(c), text);
     }
     // References of a reused definition were finalised against the module context of the
     // previous text (module-level types and aliases): if that moved, extract them afresh.
@@ -60,11 +72,11 @@ export class PythonExtractor extends ExpressionWalker {
     // cannot keep. Extract the whole file afresh.
     if (this.reuse && reused.some(({ section }) => section.entities.some((e) => this.idCounts.has(e.id)) || section.members.some((m) => this.memberIds.has(m.id)))) {
       this.reuse.state = undefined;
-      return new PythonExtractor(this.source, this.file, this.reuse).run(tree);
+      return new PythonExtractor(this.source, this.file, this.reuse).run(tree, grammar);
     }
     for (const { node, section } of reused) {
       if (previous && previous.context === context) this.replay(section, node.startPosition.row - section.row);
-      else this.walkSection(node, this.source.slice(node.startIndex, node.endIndex));
+      else this.walkSection(whole(node), this.source.slice(node.startIndex, node.endIndex));
     }
     this.finish();
     if (this.reuse) {
@@ -73,7 +85,7 @@ export class PythonExtractor extends ExpressionWalker {
       this.reuse.state = { context, sections };
     }
     let syntaxErrors = 0;
-    if (root.hasError) syntaxErrors = Math.max(1, root.descendantsOfType('ERROR').length);
+    if (tree.rootNode.hasError) syntaxErrors = Math.max(1, tree.rootNode.descendantsOfType('ERROR').length);
     return {
       file: this.file,
       language: 'python',
@@ -87,10 +99,11 @@ export class PythonExtractor extends ExpressionWalker {
     };
   }
 
-  protected defName(node: Node): string {
+  /** The name a top-level definition binds (asked of a copy, or of a real node when it is shallow). */
+  protected defName(node: Named): string {
     const def = node.type === 'decorated_definition' ? node.childForFieldName('definition') : node;
     const n = def?.childForFieldName('name');
-    return n ? this.text(n) : '';
+    return n ? this.source.slice(n.startIndex, n.endIndex) : '';
   }
 
   protected walkSection(node: Node, text: string): void {
@@ -135,6 +148,12 @@ export class PythonExtractor extends ExpressionWalker {
     // Names this file binds itself (a builtin shadowed by a def or an import is a call to it).
     const ownNames = new Set<string>([...this.entities.map((e) => e.name), ...this.members.map((e) => e.name), ...this.imports.map((b) => b.local ?? '*')]);
     if (ownNames.has('*')) for (const b of BUILTINS) ownNames.add(b);
+    // Built field by field, in the order refs were always written in (their JSON is compared).
+    const finished = (p: Pending, target: string, receiver?: Receiver): RawRef => {
+      const r: RawRef = p.catches ? { from: p.scope.ent.id, relation: p.relation, span: p.span, catches: p.catches, target } : { from: p.scope.ent.id, relation: p.relation, span: p.span, target };
+      if (receiver) r.receiver = receiver;
+      return r;
+    };
     const emit = (p: Pending, ref: RawRef) => {
       this.refs.push(ref);
       if (p.section >= 0) this.sections[p.section].refs.push(ref);
@@ -157,41 +176,48 @@ export class PythonExtractor extends ExpressionWalker {
       }
     };
     for (const p of this.pending) {
-      const segs = p.path.split('.');
-      const narrowed = p.narrow?.get(segs[0]);
-      const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(p.scope, segs[0]);
-      const rest = segs.slice(1).join('.');
-      const from = p.scope.ent.id;
-      const base: Omit<RawRef, 'target'> = { from, relation: p.relation, span: p.span };
-      if (p.catches) base.catches = p.catches;
+      const path = p.path;
+      const dot = path.indexOf('.');
+      const head = dot < 0 ? path : path.slice(0, dot);
+      const rest = dot < 0 ? '' : path.slice(dot + 1);
+      const last = path.slice(path.lastIndexOf('.') + 1);
+      const narrowed = p.narrow?.get(head);
+      const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(p.scope, head);
       if (p.member !== undefined) {
-        const type = this.callType(p.scope, p.path, p.narrow);
-        emit(p, type ? { ...base, target: p.member, receiver: { kind: 'typed', type } } : { ...base, target: p.member, receiver: { kind: 'expr' } });
+        const type = this.callType(p.scope, path, p.narrow);
+        emit(p, finished(p, p.member, type ? { kind: 'typed', type } : { kind: 'expr' }));
         continue;
       }
       if (p.relation === 'READS_CONFIG') {
         if (b.kind !== 'name') continue;
-        const key = `${from}\0${p.path}`;
+        const key = `${p.scope.ent.id}\0${path}`;
         if (seenReads.has(key)) continue;
         seenReads.add(key);
-        emit(p, { ...base, target: p.path, configKind: 'constant' });
+        const r = finished(p, path);
+        r.configKind = 'constant';
+        emit(p, r);
         continue;
       }
       if (p.mode === 'access') {
         // Only through self or an object of known type, and not for attributes the class
         // itself assigns (those are data, not properties).
-        if (b.kind === 'self' && rest && !(segs.length === 2 && this.memberIds.has(entityId('attr', this.file, `${b.scope.ent.qname}.${rest}`)))) {
-          emit(p, { ...base, target: rest, receiver: { kind: 'self' }, access: true });
+        let r: RawRef | null = null;
+        if (b.kind === 'self' && rest && !(dot >= 0 && path.indexOf('.', dot + 1) < 0 && this.memberIds.has(entityId('attr', this.file, `${b.scope.ent.qname}.${rest}`)))) {
+          r = finished(p, rest, { kind: 'self' });
         } else if (b.kind === 'typed' && rest && !b.type.startsWith('param:')) {
           // (Not through parameters typed by their callers: reading their attributes is too
           // common to keep a reference for each on the chance of a property.)
           const type = this.canonicalType(p.scope, b.type);
-          if (type) emit(p, { ...base, target: rest, receiver: { kind: 'typed', type }, access: true });
+          if (type) r = finished(p, rest, { kind: 'typed', type });
+        }
+        if (r) {
+          r.access = true;
+          emit(p, r);
         }
         continue;
       }
       if (p.mode === 'globalOnly') {
-        if (p.scope.globals.has(p.path)) emit(p, { ...base, target: p.path });
+        if (p.scope.globals.has(path)) emit(p, finished(p, path));
         continue;
       }
       switch (b.kind) {
@@ -199,30 +225,26 @@ export class PythonExtractor extends ExpressionWalker {
         case 'cls':
           if (!rest) {
             // `cls()` constructs the class; `self()` calls __call__; `self[k] = v` is no ref.
-            if (p.relation === 'CALLS') emit(p, b.kind === 'cls' ? { ...base, target: b.scope.ent.qname } : { ...base, target: '__call__', receiver: { kind: 'self' } });
+            if (p.relation === 'CALLS') emit(p, b.kind === 'cls' ? finished(p, b.scope.ent.qname) : finished(p, '__call__', { kind: 'self' }));
             continue;
           }
-          emit(p, { ...base, target: rest, receiver: { kind: b.kind } });
+          emit(p, finished(p, rest, { kind: b.kind }));
           break;
         case 'typed': {
           const type = this.canonicalType(p.scope, b.type);
           if (!rest || !type) {
-            if (p.relation === 'CALLS') emit(p, { ...base, target: rest ? segs[segs.length - 1] : segs[0], receiver: { kind: 'expr' } });
+            if (p.relation === 'CALLS') emit(p, finished(p, rest ? last : head, { kind: 'expr' }));
             continue;
           }
-          emit(p, { ...base, target: rest, receiver: { kind: 'typed', type } });
+          emit(p, finished(p, rest, { kind: 'typed', type }));
           break;
         }
         case 'local':
-          if (p.relation === 'CALLS') emit(p, { ...base, target: segs[segs.length - 1], receiver: { kind: 'expr' } });
+          if (p.relation === 'CALLS') emit(p, finished(p, last, { kind: 'expr' }));
           break;
         case 'name':
-          if (p.mode === 'container' && p.scope.kind === 'function' && !p.scope.globals.has(p.path)) {
-            // A module-level container changed in place (`REGISTRY[k] = v`).
-            emit(p, { ...base, target: p.path });
-            break;
-          }
-          emit(p, { ...base, target: p.path });
+          // (A module-level container changed in place, `REGISTRY[k] = v`, is a ref like any.)
+          emit(p, finished(p, path));
           break;
       }
     }
@@ -237,7 +259,13 @@ export class PythonExtractor extends ExpressionWalker {
         if (types.size && types.size <= 3) s.ent.returns = [...types].join('|');
       }
       if (s.kind === 'module' || !s.words.size) continue;
-      s.ent.body = [...s.words].slice(0, MAX_BODY_WORDS).join(' ');
+      let body = '';
+      let n = 0;
+      for (const w of s.words) {
+        if (n === MAX_BODY_WORDS) break;
+        body = n++ ? `${body} ${w}` : w;
+      }
+      s.ent.body = body;
     }
   }
 
@@ -301,6 +329,27 @@ export class PythonExtractor extends ExpressionWalker {
   }
 }
 
+/** The types whose subtrees `run` may leave out of its copy of the tree. */
+const COPY_FILTERED = ['string', ...TOP_DEFS];
+
+/** Whether a string literal at `i` has a prefix letter other than r, u, b (`f`, and any newer one). */
+function mayInterpolate(source: string, i: number): boolean {
+  for (let k = i; k < source.length; k++) {
+    const c = source[k];
+    if (c === '"' || c === "'") return false;
+    if (!'rRuUbB'.includes(c)) return true;
+  }
+  return true;
+}
+
+/** What `defName` reads of a node: a copy's and web-tree-sitter's both have it. */
+interface Named {
+  type: string;
+  startIndex: number;
+  endIndex: number;
+  childForFieldName(name: string): Named | null;
+}
+
 /** At most this many alternatives are kept in a type expression (`A|B|C`). */
 const MAX_ALTERNATIVES = 3;
 
@@ -315,8 +364,8 @@ function alternatives(type: string, f: (alt: string) => string): string {
   return type.split('|').map(f).join('|');
 }
 
-export function extractPython(tree: Tree, source: string, file: string, reuse?: { state?: PythonReuse }): FileExtraction {
-  return new PythonExtractor(source, file, reuse).run(tree);
+export function extractPython(tree: Tree, source: string, file: string, grammar: Grammar, reuse?: { state?: PythonReuse }): FileExtraction {
+  return new PythonExtractor(source, file, reuse).run(tree, grammar);
 }
 
 export { cleandoc };

@@ -9,7 +9,7 @@ export const python: LanguageSupport = {
   id: 'python',
   extensions: ['.py', '.pyi'],
   wasmPath: () => require.resolve('tree-sitter-python/tree-sitter-python.wasm'),
-  extract: (tree, source, file, _grammar, reuse) => extractPython(tree, source, file, reuse as { state?: PythonReuse } | undefined),
+  extract: (tree, source, file, grammar, reuse) => extractPython(tree, source, file, grammar, reuse as { state?: PythonReuse } | undefined),
   skeleton: skeletonPython,
   moduleName,
   absoluteModule,

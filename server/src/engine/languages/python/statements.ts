@@ -1,5 +1,5 @@
 // Statements: blocks, assignments (what they bind, declare and mutate), with-items.
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { entityId } from '../../../../../protocol';
 import { bindName, setType, type Scope } from './scope';
 import { dotted, elementTypeName, typeName } from './text';

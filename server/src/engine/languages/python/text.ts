@@ -1,6 +1,6 @@
 // Text of Python constructs as the index shows them: signatures on one line, cleaned
 // docstrings, type expressions reduced to the class they name.
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { joinLine } from './skeleton-text';
 
 /** `def f(a, b) -> int` / `class C(Base)`: the header up to the body, on one line. */
