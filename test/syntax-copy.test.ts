@@ -62,6 +62,31 @@ describe('syntax copy', () => {
     }
   });
 
+  it('uses the package\'s exports with the installed web-tree-sitter (they walk as the public cursor does)', () => {
+    const python = languageForPath('x.py')!;
+    const tree = parsers.parse(python, fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'python', 'shop', 'models.py'), 'utf8'));
+    const { module } = (parsers as unknown as { current: { module: Record<string, unknown> } }).current;
+    const c = flatCursors(module)(tree.rootNode);
+    expect(c.constructor.name).toBe('RawCursor');
+    c.delete();
+    tree.delete();
+  });
+
+  it('falls back to the public cursor when the package\'s exports do not walk as it does', () => {
+    const python = languageForPath('x.py')!;
+    const tree = parsers.parse(python, 'def f(x):\n    return g(x)\n');
+    // Exports by the expected names whose answers are not the tree's (another layout).
+    const heap = new Int32Array(64);
+    const wrong: Record<string, unknown> = { HEAP32: heap, _ts_init: () => 16 };
+    for (const k of ['current_node_type_id', 'current_field_id', 'start_index', 'end_index', 'goto_first_child', 'goto_next_sibling', 'goto_parent']) wrong[`_ts_tree_cursor_${k}_wasm`] = () => 0;
+    const cursors = flatCursors(wrong);
+    const c = cursors(tree.rootNode);
+    expect(c.constructor.name).toBe('PublicCursor');
+    expect(tree.rootNode.type).toBe('module'); // the tree is unharmed
+    c.delete();
+    tree.delete();
+  });
+
   it('copies the nodes a filter leaves out alone, and finds their real nodes', () => {
     const python = languageForPath('x.py')!;
     const text = 'import os\n\nclass A:\n    def m(self):\n        return 1\n\n@d\ndef f():\n    pass\n"doc"\nx = f"{y}"\n';

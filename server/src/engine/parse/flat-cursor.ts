@@ -60,7 +60,42 @@ export function flatCursors(module: Record<string, unknown>): (node: Node) => Fl
   const m = module as unknown as Exports;
   // The transfer buffer's address (ts_init only writes the ABI versions into it and returns it).
   const buffer = m._ts_init() >> 2;
-  return (node) => new RawCursor(m, buffer, node.walk());
+  // The raw path leans on the package's private layout: the first tree it is asked for is also
+  // walked with the public cursor, and any difference means the public cursor from then on.
+  let verified: boolean | null = null;
+  return (node) => {
+    verified ??= sameWalk(() => new RawCursor(m, buffer, node.walk()), () => new PublicCursor(node.walk()));
+    return verified ? new RawCursor(m, buffer, node.walk()) : new PublicCursor(node.walk());
+  };
+}
+
+/**
+ * Whether two cursors walk the same tree alike (its first few thousand nodes). One after the
+ * other: the raw cursor keeps its state in the transfer buffer, which any public call reuses.
+ */
+function sameWalk(a: () => FlatCursor, b: () => FlatCursor): boolean {
+  try {
+    const first = steps(a());
+    const second = steps(b());
+    return first.length === second.length && first.every((x, i) => x === second[i]);
+  } catch {
+    return false;
+  }
+}
+
+/** What a pre-order walk sees, node by node (type, field, range), up to a limit; frees the cursor. */
+function steps(c: FlatCursor, limit = 4000): number[] {
+  const out: number[] = [];
+  try {
+    for (let n = 0; n < limit; n++) {
+      out.push(c.typeId(), c.fieldId(), c.startIndex(), c.endIndex());
+      if (c.gotoFirstChild()) continue;
+      while (!c.gotoNextSibling()) if (!c.gotoParent()) return out;
+    }
+    return out;
+  } finally {
+    c.delete();
+  }
 }
 
 class RawCursor implements FlatCursor {
