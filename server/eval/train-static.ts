@@ -3,14 +3,14 @@
 // inside the functions of this machine's Python site-packages (real third-party code), reduced
 // by SVD of the PPMI matrix; (2) contrastive training of those vectors on (text → code) pairs
 // (static/pairs.ts: docstring → function, name → body from site-packages, JSDoc → function from
-// node_modules) with in-batch negatives (static/contrastive.ts), optionally several trainings
-// averaged and interpolated back towards the SVD rows (--runs, --interpolate).
+// node_modules) with in-batch negatives (static/contrastive.ts): three trainings with different
+// seeds are averaged, and the average is interpolated back towards the SVD rows (60 % trained).
 // Vendored code and the packages other evaluations use are never read (static/exclusions.ts).
 // Reproducible: same inputs and options → the same file, byte for byte.
 //
 //   npm run train-static -- [--root DIR] [--node-modules DIR] [--out FILE] [--dims 256]
-//     [--vocab 30000] [--epochs 2] [--batch 128] [--temperature 0.05] [--learning-rate 0.05]
-//     [--runs 1] [--interpolate 1] [--asymmetric 1 [--residual 1]] [--cache FILE] ...
+//     [--vocab 30000] [--epochs 2] [--batch 512] [--temperature 0.05] [--learning-rate 0.05]
+//     [--runs 3] [--interpolate 0.6] [--asymmetric 1 [--residual 1]] [--cache FILE] ...
 //
 // --cache FILE keeps stage 1 (vocabulary, IDF, SVD rows, Python pairs: ~3 min) in FILE, so that
 // experiments with the contrastive stage start from it.
@@ -94,7 +94,7 @@ export interface TrainResult {
 
 const DEFAULTS = {
   dims: 256, vocab: 30000, contexts: 6000, minDf: 5, maxPerRow: 400, sigmaPower: 0, powerIterations: 2, sampleEvery: 1, seed: 1,
-  epochs: 2, batch: 128, run: 16, temperature: 0.05, learningRate: 0.05, asymmetric: false, runs: 1, interpolate: 1, residual: false, queryRate: 1,
+  epochs: 2, batch: 512, run: 16, temperature: 0.05, learningRate: 0.05, asymmetric: false, runs: 3, interpolate: 0.6, residual: false, queryRate: 1,
 };
 
 interface Stage1 {
