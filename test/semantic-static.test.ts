@@ -49,6 +49,23 @@ describe('table file', () => {
     expect(() => decodeStaticTable(Buffer.from('hello world, not a table'))).toThrow(/bad magic/);
     expect(() => decodeStaticTable(encodeStaticTable(t).subarray(0, 30))).toThrow(/truncated/);
   });
+
+  it('carries a query side: queries are embedded with its rows, code with the code rows', async () => {
+    const code = { header: { dims: 2, words: 2 }, vocab: [staticWords('parse')[0], 'socket'], idf: Float32Array.of(1, 1), scale: Float32Array.of(1, 1), vectors: Int8Array.of(1, 0, 0, 1) };
+    const t = { ...code, header: { ...code.header, query: true }, query: { scale: Float32Array.of(1, 1), vectors: Int8Array.of(0, 1, 1, 0) } };
+    const back = decodeStaticTable(encodeStaticTable(t));
+    expect([...back.query!.vectors]).toEqual([0, 1, 1, 0]);
+    expect(() => encodeStaticTable({ ...t, query: undefined })).toThrow(/query side/);
+    const emb = new StaticEmbedder(back);
+    expect([...emb.embedOne('parse')]).toEqual([0, 1]); // a text is a query unless said otherwise
+    expect([...(await emb.embed(['parse'], 'query'))[0]]).toEqual([0, 1]);
+    expect([...(await emb.embed(['parse'], 'document'))[0]]).toEqual([1, 0]);
+    expect([...emb.embedEntity({ path: '', qname: 'parse', signature: '', body: '' })]).toEqual([1, 0]);
+    // Either side retrained is another embedder: stored vectors are recomputed.
+    const other = new StaticEmbedder(decodeStaticTable(encodeStaticTable({ ...t, query: { scale: t.query.scale, vectors: Int8Array.of(0, 1, 1, 1) } })));
+    expect(other.id).not.toBe(emb.id);
+    expect(new StaticEmbedder(decodeStaticTable(encodeStaticTable(code))).id).not.toBe(emb.id);
+  });
 });
 
 describe('randomized SVD', () => {

@@ -3,12 +3,17 @@
 // inside the functions of this machine's Python site-packages (real third-party code), reduced
 // by SVD of the PPMI matrix; (2) contrastive training of those vectors on (text → code) pairs
 // (static/pairs.ts: docstring → function, name → body from site-packages, JSDoc → function from
-// node_modules) with in-batch negatives (static/contrastive.ts). Vendored code and the packages
-// other evaluations use are never read (static/exclusions.ts). Reproducible: same inputs and
-// options → the same file, byte for byte.
+// node_modules) with in-batch negatives (static/contrastive.ts): three trainings with different
+// seeds are averaged, and the average is interpolated back towards the SVD rows (60 % trained).
+// Vendored code and the packages other evaluations use are never read (static/exclusions.ts).
+// Reproducible: same inputs and options → the same file, byte for byte.
 //
 //   npm run train-static -- [--root DIR] [--node-modules DIR] [--out FILE] [--dims 256]
-//     [--vocab 30000] [--epochs 2] [--batch 128] [--temperature 0.05] [--learning-rate 0.05] ...
+//     [--vocab 30000] [--epochs 2] [--batch 512] [--temperature 0.05] [--learning-rate 0.05]
+//     [--runs 3] [--interpolate 0.6] [--asymmetric 1 [--residual 1]] [--cache FILE] ...
+//
+// --cache FILE keeps stage 1 (vocabulary, IDF, SVD rows, Python pairs: ~3 min) in FILE, so that
+// experiments with the contrastive stage start from it.
 //
 // The standard library is the retrieval eval set, so it is never trained on. Site-packages
 // also holds copies of stdlib code (vendored backports, setuptools' distutils, ...): every
@@ -20,7 +25,7 @@ import { encodeStaticTable, type StaticTable } from '../src/engine/embed/static-
 import { buildCorpus, forEachEntity } from './static/corpus';
 import { trainContrastive, type Table } from './static/contrastive';
 import { TRAINING_EXCLUDES } from './static/exclusions';
-import { jsDocPairs, pythonPairCollector } from './static/pairs';
+import { jsDocPairs, pythonPairCollector, type Pair } from './static/pairs';
 import { chooseVocabulary, ppmiMatrix, remapDocuments } from './static/ppmi';
 import { randomizedSvd } from './static/svd';
 import { firstSentence, sentenceKey } from './docstrings';
@@ -50,6 +55,28 @@ export interface TrainOptions {
   run?: number;
   temperature?: number;
   learningRate?: number;
+  /** A separate query-side table (prose words), trained jointly with the code-side one. */
+  asymmetric?: boolean;
+  /**
+   * Weight of the trained rows in the shipped table, the rest being the PPMI + SVD rows they
+   * started from (1 = trained rows alone). Interpolating back towards the start, as WiSE-FT
+   * does for fine-tuned models, undoes part of what the contrastive stage overfits.
+   */
+  interpolate?: number;
+  /** Contrastive trainings (seeds contrastiveSeed, +1, ...) averaged into the table. */
+  runs?: number;
+  /** Seed of the first contrastive training (default: `seed`, which also seeds the SVD). */
+  contrastiveSeed?: number;
+  /** Asymmetric: the query side is the code side plus a trained residual (see contrastive.ts). */
+  residual?: boolean;
+  /** Asymmetric: the query side's learning rate relative to `learningRate`. */
+  queryRate?: number;
+  /**
+   * Reuse the corpus stage (vocabulary, IDF, SVD rows, Python pairs) from this file when it
+   * exists, else write it there: experiments then run only the contrastive stage. The cache is
+   * exact (float32 rows, pair texts), so a cached run writes the same table as a fresh one.
+   */
+  cache?: string;
   log?: (m: string) => void;
 }
 
@@ -67,8 +94,38 @@ export interface TrainResult {
 
 const DEFAULTS = {
   dims: 256, vocab: 30000, contexts: 6000, minDf: 5, maxPerRow: 400, sigmaPower: 0, powerIterations: 2, sampleEvery: 1, seed: 1,
-  epochs: 2, batch: 128, run: 16, temperature: 0.05, learningRate: 0.05,
+  epochs: 2, batch: 512, run: 16, temperature: 0.05, learningRate: 0.05, asymmetric: false, runs: 3, interpolate: 0.6, residual: false, queryRate: 1,
 };
+
+interface Stage1 {
+  words: string[];
+  idf: Float32Array;
+  vectors: Float32Array;
+  dims: number;
+  files: number;
+  documents: number;
+  pairs: Pair[];
+}
+
+function saveStage1(file: string, s: Stage1, key: string): void {
+  const meta = Buffer.from(JSON.stringify({ key, words: s.words, dims: s.dims, files: s.files, documents: s.documents, pairs: s.pairs }), 'utf8');
+  const len = Buffer.alloc(8);
+  len.writeUInt32LE(meta.length, 0);
+  len.writeUInt32LE(s.words.length, 4);
+  fs.writeFileSync(file, Buffer.concat([len, meta, Buffer.from(s.idf.buffer, s.idf.byteOffset, s.idf.byteLength), Buffer.from(s.vectors.buffer, s.vectors.byteOffset, s.vectors.byteLength)]));
+}
+
+function loadStage1(file: string, key: string): Stage1 | null {
+  if (!fs.existsSync(file)) return null;
+  const buf = fs.readFileSync(file);
+  const m = buf.readUInt32LE(0);
+  const n = buf.readUInt32LE(4);
+  const meta = JSON.parse(buf.subarray(8, 8 + m).toString('utf8')) as Omit<Stage1, 'idf' | 'vectors'> & { key: string };
+  if (meta.key !== key) return null;
+  const at = 8 + m;
+  const copy = (from: number, count: number) => new Float32Array(buf.buffer.slice(buf.byteOffset + from, buf.byteOffset + from + count * 4));
+  return { ...meta, idf: copy(at, n), vectors: copy(at + n * 4, n * meta.dims) };
+}
 
 export async function trainStatic(options: TrainOptions = {}): Promise<TrainResult> {
   const o = { ...DEFAULTS, ...options };
@@ -82,6 +139,70 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
     t = performance.now();
   };
 
+  const stage1Key = JSON.stringify({ root, dims: o.dims, vocab: o.vocab, contexts: o.contexts, minDf: o.minDf, maxPerRow: o.maxPerRow, sigmaPower: o.sigmaPower, powerIterations: o.powerIterations, sampleEvery: o.sampleEvery, seed: o.seed, decontaminate: o.decontaminate !== false });
+  let s1 = o.cache ? loadStage1(o.cache, stage1Key) : null;
+  if (s1) {
+    log(`corpus stage from ${o.cache}`);
+    lap('cache');
+  } else {
+    s1 = await corpusStage(o, root, log, lap);
+    if (o.cache) saveStage1(o.cache, s1, stage1Key);
+  }
+  const { files, documents } = s1;
+  const words = s1.words.length;
+  const vocabWords = s1.words;
+  const float: Table = { words, dims: s1.dims, vectors: s1.vectors, idf: s1.idf, index: new Map(vocabWords.map((w, i) => [w, i])) };
+  const pairCounts: Record<string, number> = {};
+  const loss: number[] = [];
+  if (o.initOut) {
+    fs.writeFileSync(o.initOut, encodeStaticTable(quantize({ ...float, vectors: float.vectors.slice() }, vocabWords, { trainedOn: 'python site-packages', files, documents, excluded: TRAINING_EXCLUDES })));
+    log(`wrote ${o.initOut} (before the contrastive stage)`);
+  }
+  if (o.epochs > 0) {
+    const modules = o.nodeModules ?? path.resolve(repoRoot(), 'node_modules');
+    const pairs = [...s1.pairs, ...(fs.existsSync(modules) ? jsDocPairs(modules, TRAINING_EXCLUDES) : [])];
+    for (const p of pairs) pairCounts[p.source] = (pairCounts[p.source] ?? 0) + 1;
+    log(`pairs: ${JSON.stringify(pairCounts)}`);
+    lap('pairs');
+    // `runs` trainings from the same start with seeds seed, seed+1, ... are averaged (a "model
+    // soup"), then interpolated back towards the start by `interpolate`.
+    const start = float.vectors.slice();
+    const sum = new Float64Array(start.length);
+    const qsum = o.asymmetric ? new Float64Array(start.length) : null;
+    for (let k = 0; k < o.runs; k++) {
+      const t: Table = { ...float, vectors: start.slice(), query: o.asymmetric ? start.slice() : undefined };
+      if (o.runs > 1) log(`  training run ${k + 1}/${o.runs}`);
+      const r = trainContrastive(t, pairs, { epochs: o.epochs, batch: o.batch, run: o.run, temperature: o.temperature, learningRate: o.learningRate, seed: (o.contrastiveSeed ?? o.seed) + k, residual: Boolean(o.residual), queryRate: o.queryRate, log });
+      loss.push(...r.loss);
+      pairCounts.used = r.pairs;
+      for (let i = 0; i < sum.length; i++) sum[i] += t.vectors[i];
+      if (qsum) for (let i = 0; i < qsum.length; i++) qsum[i] += t.query![i];
+    }
+    const a = o.interpolate;
+    const mix = (acc: Float64Array) => Float32Array.from(acc, (x, i) => (a * x) / o.runs + (1 - a) * start[i]);
+    float.vectors = mix(sum);
+    if (qsum) float.query = mix(qsum);
+    lap('contrastive');
+  }
+  const table = quantize(float, vocabWords, {
+    trainedOn: o.epochs > 0 ? 'python site-packages (PPMI + SVD), then contrastive on docstring/name/JSDoc → code pairs' : 'python site-packages',
+    files,
+    documents,
+    excluded: TRAINING_EXCLUDES,
+    pairs: pairCounts,
+    options: { vocab: o.vocab, contexts: o.contexts, minDf: o.minDf, maxPerRow: o.maxPerRow, sigmaPower: o.sigmaPower, powerIterations: o.powerIterations, sampleEvery: o.sampleEvery, seed: o.seed, decontaminate: o.decontaminate !== false, epochs: o.epochs, batch: o.batch, run: o.run, temperature: o.temperature, learningRate: o.learningRate, asymmetric: o.asymmetric, runs: o.runs, contrastiveSeed: o.contrastiveSeed, interpolate: o.interpolate, residual: o.residual, queryRate: o.queryRate },
+  });
+  const bytes = encodeStaticTable(table);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, bytes);
+  lap('write');
+  log(`wrote ${out} (${(bytes.length / 1e6).toFixed(2)} MB, ${table.header.words} words × ${table.header.dims})`);
+  return { out, bytes: bytes.length, files, documents, words: table.header.words, dims: table.header.dims, pairs: pairCounts, loss, seconds };
+}
+
+
+/** Stage 1: the corpus of site-packages, its PPMI + SVD word vectors, and the Python pairs. */
+async function corpusStage(o: typeof DEFAULTS & TrainOptions, root: string, log: (m: string) => void, lap: (name: string) => void): Promise<Stage1> {
   let skip: ((doc: string) => boolean) | undefined;
   if (o.decontaminate !== false) {
     const stdlib = stdlibPath();
@@ -97,7 +218,7 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
 
   log(`reading ${root}`);
   const collector = pythonPairCollector(skip);
-  const corpus = await buildCorpus({ root, exclude: TRAINING_EXCLUDES, sampleEvery: o.sampleEvery, skipDocstring: skip, onEntity: o.epochs > 0 ? collector.visit : undefined });
+  const corpus = await buildCorpus({ root, exclude: TRAINING_EXCLUDES, sampleEvery: o.sampleEvery, skipDocstring: skip, onEntity: collector.visit });
   const documents = corpus.offsets.length - 1;
   log(`${corpus.files} files, ${documents} documents, ${corpus.words.length} distinct words`);
   lap('extract');
@@ -112,38 +233,7 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
   lap('svd');
 
   const words = vocab.words.length;
-  const float: Table = { words, dims: svd.rank, vectors: initialRows(svd.u, svd.sigma, words, svd.rank, o.sigmaPower), idf: idfOf(vocab.df, vocab.documents), index: new Map(vocab.words.map((w, i) => [w, i])) };
-  const pairCounts: Record<string, number> = {};
-  let loss: number[] = [];
-  if (o.initOut) {
-    fs.writeFileSync(o.initOut, encodeStaticTable(quantize({ ...float, vectors: float.vectors.slice() }, vocab.words, { trainedOn: 'python site-packages', files: corpus.files, documents, excluded: TRAINING_EXCLUDES })));
-    log(`wrote ${o.initOut} (before the contrastive stage)`);
-  }
-  if (o.epochs > 0) {
-    const modules = o.nodeModules ?? path.resolve(repoRoot(), 'node_modules');
-    const pairs = [...collector.pairs, ...(fs.existsSync(modules) ? jsDocPairs(modules, TRAINING_EXCLUDES) : [])];
-    for (const p of pairs) pairCounts[p.source] = (pairCounts[p.source] ?? 0) + 1;
-    log(`pairs: ${JSON.stringify(pairCounts)}`);
-    lap('pairs');
-    const r = trainContrastive(float, pairs, { epochs: o.epochs, batch: o.batch, run: o.run, temperature: o.temperature, learningRate: o.learningRate, seed: o.seed, log });
-    loss = r.loss;
-    pairCounts.used = r.pairs;
-    lap('contrastive');
-  }
-  const table = quantize(float, vocab.words, {
-    trainedOn: o.epochs > 0 ? 'python site-packages (PPMI + SVD), then contrastive on docstring/name/JSDoc → code pairs' : 'python site-packages',
-    files: corpus.files,
-    documents,
-    excluded: TRAINING_EXCLUDES,
-    pairs: pairCounts,
-    options: { vocab: o.vocab, contexts: o.contexts, minDf: o.minDf, maxPerRow: o.maxPerRow, sigmaPower: o.sigmaPower, powerIterations: o.powerIterations, sampleEvery: o.sampleEvery, seed: o.seed, decontaminate: o.decontaminate !== false, epochs: o.epochs, batch: o.batch, run: o.run, temperature: o.temperature, learningRate: o.learningRate },
-  });
-  const bytes = encodeStaticTable(table);
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, bytes);
-  lap('write');
-  log(`wrote ${out} (${(bytes.length / 1e6).toFixed(2)} MB, ${table.header.words} words × ${table.header.dims})`);
-  return { out, bytes: bytes.length, files: corpus.files, documents, words: table.header.words, dims: table.header.dims, pairs: pairCounts, loss, seconds };
+  return { words: vocab.words, dims: svd.rank, vectors: initialRows(svd.u, svd.sigma, words, svd.rank, o.sigmaPower), idf: idfOf(vocab.df, vocab.documents), files: corpus.files, documents, pairs: collector.pairs };
 }
 
 /** Rows U·Σ^p, normalized: the starting word vectors. */
@@ -164,18 +254,22 @@ function idfOf(df: Int32Array, documents: number): Float32Array {
 
 /** int8 with one scale per row; the rows keep their trained lengths (a word's weight in a mean). */
 function quantize(t: Table, words: string[], provenance: Record<string, unknown>): StaticTable {
-  const { dims } = t;
-  const n = words.length;
+  const code = quantizeRows(t.vectors, words.length, t.dims);
+  const query = t.query ? quantizeRows(t.query, words.length, t.dims) : undefined;
+  return { header: { dims: t.dims, words: words.length, ...(query ? { query: true } : {}), ...provenance }, vocab: words, idf: t.idf, scale: code.scale, vectors: code.vectors, ...(query ? { query } : {}) };
+}
+
+function quantizeRows(rows: Float32Array, n: number, dims: number): { scale: Float32Array; vectors: Int8Array } {
   const vectors = new Int8Array(n * dims);
   const scale = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     let max = 0;
-    for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(t.vectors[i * dims + d]));
+    for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(rows[i * dims + d]));
     const s = max > 0 ? max / 127 : 1;
-    for (let d = 0; d < dims; d++) vectors[i * dims + d] = Math.round(t.vectors[i * dims + d] / s);
+    for (let d = 0; d < dims; d++) vectors[i * dims + d] = Math.round(rows[i * dims + d] / s);
     scale[i] = s;
   }
-  return { header: { dims, words: n, ...provenance }, vocab: words, idf: t.idf, scale, vectors };
+  return { scale, vectors };
 }
 
 function repoRoot(): string {
@@ -201,7 +295,7 @@ function parseArgs(argv: string[]): TrainOptions {
     }
     const v = argv[++i];
     if (v === undefined) throw new Error(`--${m[1]} needs a value`);
-    o[key] = key === 'root' || key === 'out' || key === 'nodeModules' || key === 'initOut' ? v : Number(v);
+    o[key] = key === 'root' || key === 'out' || key === 'nodeModules' || key === 'initOut' || key === 'cache' ? v : Number(v);
     if (typeof o[key] === 'number' && !Number.isFinite(o[key])) throw new Error(`--${m[1]} needs a number, got ${v}`);
   }
   return o as TrainOptions;

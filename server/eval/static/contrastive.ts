@@ -17,6 +17,14 @@ export interface ContrastiveOptions {
   temperature: number;
   learningRate: number;
   seed: number;
+  /**
+   * With a query side: train it as the code side plus a residual (query rows = code rows + own
+   * rows, the residual starting at zero), so that words no training query used still move with
+   * the code side. On return `t.query` holds the full query rows.
+   */
+  residual?: boolean;
+  /** Learning rate of the query side relative to `learningRate`. */
+  queryRate?: number;
   log?: (m: string) => void;
 }
 
@@ -29,8 +37,10 @@ interface Bag {
 export interface Table {
   words: number;
   dims: number;
-  /** words × dims, float, trained in place. */
+  /** words × dims, float, trained in place (the code side, and the query side when `query` is absent). */
   vectors: Float32Array;
+  /** words × dims: the query-side table of an asymmetric model (prose words), trained jointly. */
+  query?: Float32Array;
   idf: Float32Array;
   index: Map<string, number>;
 }
@@ -51,13 +61,13 @@ function bag(t: Table, parts: WeightedText[]): Bag | null {
 }
 
 /** Sum of weighted rows into `out` (dims), returns its norm. */
-function embed(t: Table, b: Bag, out: Float64Array): number {
+function embed(d: number, vectors: Float32Array, b: Bag, out: Float64Array, extra?: Float32Array): number {
   out.fill(0);
-  const d = t.dims;
   for (let j = 0; j < b.ids.length; j++) {
     const row = b.ids[j] * d;
     const w = b.w[j];
-    for (let k = 0; k < d; k++) out[k] += w * t.vectors[row + k];
+    for (let k = 0; k < d; k++) out[k] += w * vectors[row + k];
+    if (extra) for (let k = 0; k < d; k++) out[k] += w * extra[row + k];
   }
   let n = 0;
   for (let k = 0; k < d; k++) n += out[k] * out[k];
@@ -67,12 +77,15 @@ function embed(t: Table, b: Bag, out: Float64Array): number {
 export function trainContrastive(t: Table, pairs: Pair[], o: ContrastiveOptions): { loss: number[]; pairs: number } {
   const log = o.log ?? (() => {});
   const usable: Array<{ key: string; q: Bag; c: Bag }> = [];
-  for (const p of pairs) {
+  // Sorted by where the code is, then by the texts: pairs arrive in the order parser workers
+  // finish, and a key can repeat (a function defined twice in one module).
+  const sortKey = (p: Pair) => `${p.key}\0${p.query}\0${JSON.stringify(p.code)}`;
+  const sorted = pairs.map((p) => ({ p, k: sortKey(p) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  for (const { p } of sorted) {
     const q = bag(t, [[p.query, 1]]);
     const c = bag(t, p.code);
     if (q && c) usable.push({ key: p.key, q, c });
   }
-  usable.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   // Runs of consecutive pairs (same file, then neighbouring files) are the shuffling unit.
   const runs: number[][] = [];
   for (let i = 0; i < usable.length; i += o.run) runs.push([...Array(Math.min(o.run, usable.length - i)).keys()].map((k) => i + k));
@@ -80,6 +93,11 @@ export function trainContrastive(t: Table, pairs: Pair[], o: ContrastiveOptions)
   const d = t.dims;
   const B = o.batch;
   const accum = new Float32Array(t.vectors.length).fill(1e-6); // Adagrad
+  const residual = Boolean(t.query && o.residual);
+  if (residual) t.query!.fill(0);
+  const qv = t.query ?? t.vectors;
+  const qAccum = t.query ? new Float32Array(t.query.length).fill(1e-6) : accum;
+  const qRate = o.learningRate * (o.queryRate ?? 1);
   const q = Array.from({ length: B }, () => new Float64Array(d));
   const c = Array.from({ length: B }, () => new Float64Array(d));
   const qn = new Float64Array(B);
@@ -99,8 +117,8 @@ export function trainContrastive(t: Table, pairs: Pair[], o: ContrastiveOptions)
     for (let start = 0; start + B <= order.length; start += B) {
       const items = order.slice(start, start + B).map((i) => usable[i]);
       for (let i = 0; i < B; i++) {
-        qn[i] = embed(t, items[i].q, q[i]);
-        cn[i] = embed(t, items[i].c, c[i]);
+        qn[i] = residual ? embed(d, t.vectors, items[i].q, q[i], qv) : embed(d, qv, items[i].q, q[i]);
+        cn[i] = embed(d, t.vectors, items[i].c, c[i]);
         for (let k = 0; k < d; k++) {
           q[i][k] /= qn[i];
           c[i][k] /= cn[i];
@@ -144,19 +162,20 @@ export function trainContrastive(t: Table, pairs: Pair[], o: ContrastiveOptions)
         }
       }
       for (let i = 0; i < B; i++) {
-        backprop(t, items[i].q, q[i], qn[i], dq[i], accum, o.learningRate);
-        backprop(t, items[i].c, c[i], cn[i], dc[i], accum, o.learningRate);
+        backprop(d, qv, items[i].q, q[i], qn[i], dq[i], qAccum, qRate);
+        if (residual) backprop(d, t.vectors, items[i].q, q[i], qn[i], dq[i], accum, o.learningRate);
+        backprop(d, t.vectors, items[i].c, c[i], cn[i], dc[i], accum, o.learningRate);
       }
     }
     losses.push(Math.round((total / Math.max(1, batches)) * 1e4) / 1e4);
     log(`  contrastive epoch ${epoch + 1}/${o.epochs}: loss ${losses[losses.length - 1]} over ${batches} batches of ${B}`);
   }
+  if (residual) for (let i = 0; i < t.query!.length; i++) t.query![i] += t.vectors[i];
   return { loss: losses, pairs: usable.length };
 }
 
 /** Through the normalization (dU = (dE − E·(E·dE)) / |U|) to each word row, Adagrad step. */
-function backprop(t: Table, b: Bag, e: Float64Array, norm: number, de: Float64Array, accum: Float32Array, lr: number): void {
-  const d = t.dims;
+function backprop(d: number, vectors: Float32Array, b: Bag, e: Float64Array, norm: number, de: Float64Array, accum: Float32Array, lr: number): void {
   let dot = 0;
   for (let k = 0; k < d; k++) dot += e[k] * de[k];
   for (let j = 0; j < b.ids.length; j++) {
@@ -165,7 +184,7 @@ function backprop(t: Table, b: Bag, e: Float64Array, norm: number, de: Float64Ar
     for (let k = 0; k < d; k++) {
       const grad = w * (de[k] - e[k] * dot);
       accum[row + k] += grad * grad;
-      t.vectors[row + k] -= (lr * grad) / Math.sqrt(accum[row + k]);
+      vectors[row + k] -= (lr * grad) / Math.sqrt(accum[row + k]);
     }
   }
 }

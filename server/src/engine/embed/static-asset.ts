@@ -7,6 +7,9 @@
 //   f32 LE × words                 inverse document frequency of each word
 //   f32 LE × words                 int8 scale of each row (value = int8 · scale)
 //   i8 × words·dims                word vectors, row after row
+//   when the header has `query: true` (an asymmetric table: one side for queries, one for code):
+//   f32 LE × words                 int8 scale of each query-side row
+//   i8 × words·dims                query-side word vectors (the rows above are the code side)
 //
 // int8 rows with one scale each keep the file at about a quarter of float32 for a loss of
 // precision far below what averaging word vectors cares about.
@@ -26,14 +29,19 @@ export interface StaticTable {
   vocab: string[];
   idf: Float32Array;
   scale: Float32Array;
-  /** words × dims, row-major. */
+  /** words × dims, row-major: the code side (and the query side too when `query` is absent). */
   vectors: Int8Array;
+  /** The query side of an asymmetric table: prose is embedded with these rows, code with `vectors`. */
+  query?: { scale: Float32Array; vectors: Int8Array };
 }
 
 export function encodeStaticTable(t: StaticTable): Buffer {
   const { dims, words } = t.header;
   if (t.vocab.length !== words || t.idf.length !== words || t.scale.length !== words || t.vectors.length !== words * dims) {
     throw new Error('static table: header, vocabulary and arrays disagree in size');
+  }
+  if (Boolean(t.header.query) !== Boolean(t.query) || (t.query && (t.query.scale.length !== words || t.query.vectors.length !== words * dims))) {
+    throw new Error('static table: the query side disagrees with the header');
   }
   if (t.vocab.some((w) => w.includes('\n'))) throw new Error('static table: a word contains a newline');
   const header = Buffer.from(JSON.stringify(t.header), 'utf8');
@@ -57,6 +65,7 @@ export function encodeStaticTable(t: StaticTable): Buffer {
     f32(t.idf),
     f32(t.scale),
     Buffer.from(t.vectors.buffer, t.vectors.byteOffset, t.vectors.byteLength),
+    ...(t.query ? [f32(t.query.scale), Buffer.from(t.query.vectors.buffer, t.query.vectors.byteOffset, t.query.vectors.byteLength)] : []),
   ]);
 }
 
@@ -94,7 +103,18 @@ export function decodeStaticTable(buf: Buffer): StaticTable {
   need(words * dims, 'vectors');
   const vectors = new Int8Array(words * dims);
   vectors.set(new Int8Array(buf.buffer, buf.byteOffset + at, words * dims));
-  return { header, vocab, idf, scale, vectors };
+  at += words * dims;
+  let query: StaticTable['query'];
+  if (header.query) {
+    const qScale = f32(words, 'query scales');
+    need(words * dims, 'query vectors');
+    const qVectors = new Int8Array(words * dims);
+    qVectors.set(new Int8Array(buf.buffer, buf.byteOffset + at, words * dims));
+    at += words * dims;
+    query = { scale: qScale, vectors: qVectors };
+  }
+  if (at !== buf.length) throw new Error(`static table has ${buf.length - at} unexpected trailing bytes`);
+  return { header, vocab, idf, scale, vectors, ...(query ? { query } : {}) };
 }
 
 /**

@@ -2,6 +2,7 @@
 // its words in the static code-embedding table (trained once on real Python code, see
 // server/eval/train-static.ts), normalized. Words outside the table are ignored; a text with
 // no known word gets no direction (a zero vector), which matches nothing.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { EmbeddableEntity } from '../store/vectors';
 import type { Embedder, EmbedRole } from './embedder';
@@ -33,10 +34,19 @@ export class StaticEmbedder implements Embedder {
   constructor(private readonly table: StaticTable) {
     this.dims = table.header.dims;
     table.vocab.forEach((w, i) => this.index.set(w, i));
-    // The id changes whenever the table does, so a retrained table re-embeds the workspace.
-    let h = 2166136261;
-    for (let i = 0; i < table.vectors.length; i += 97) h = Math.imul(h ^ (table.vectors[i] & 0xff), 16777619);
-    this.id = `static-e2-${table.header.words}x${table.header.dims}-${(h >>> 0).toString(16)}`;
+    // The id changes whenever the table does (either side, any row), so a retrained table
+    // re-embeds the workspace; e3: a table may have a query side (queries and code embedded by
+    // different rows).
+    const h = createHash('sha256');
+    const bytes = (a: ArrayBufferView) => h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+    bytes(table.vectors);
+    bytes(table.scale);
+    bytes(table.idf);
+    if (table.query) {
+      bytes(table.query.vectors);
+      bytes(table.query.scale);
+    }
+    this.id = `static-e3-${table.header.words}x${table.header.dims}${table.query ? 'q' : ''}-${h.digest('hex').slice(0, 12)}`;
   }
 
   static load(file: string): StaticEmbedder {
@@ -48,20 +58,23 @@ export class StaticEmbedder implements Embedder {
     return staticWords(text).filter((w) => this.index.has(w));
   }
 
-  async embed(texts: string[], _role?: EmbedRole): Promise<Float32Array[]> {
-    return texts.map((t) => this.embedOne(t));
+  /** Queries through the query side of the table (when it has one), documents through the code side. */
+  async embed(texts: string[], role: EmbedRole = 'document'): Promise<Float32Array[]> {
+    return texts.map((t) => this.embedOne(t, role));
   }
 
-  embedOne(text: string): Float32Array {
-    return this.embedWeighted([[text, 1]]);
+  /** A text as a query (by default) or as a document. */
+  embedOne(text: string, role: EmbedRole = 'query'): Float32Array {
+    return this.embedWeighted([[text, 1]], role);
   }
 
   embedEntity(e: Parameters<typeof staticParts>[0]): Float32Array {
     return this.embedWeighted(staticParts(e));
   }
 
-  embedWeighted(parts: WeightedText[]): Float32Array {
+  embedWeighted(parts: WeightedText[], role: EmbedRole = 'document'): Float32Array {
     const { dims, table } = this;
+    const side = role === 'query' && table.query ? table.query : table;
     const out = new Float32Array(dims);
     const counts = new Map<number, number>();
     for (const [text, weight] of parts) {
@@ -73,9 +86,9 @@ export class StaticEmbedder implements Embedder {
     }
     for (const [i, n] of counts) {
       // Sub-linear term frequency: a word repeated four times is not four times the topic.
-      const weight = table.idf[i] * table.scale[i] * Math.sqrt(n);
+      const weight = table.idf[i] * side.scale[i] * Math.sqrt(n);
       const row = i * dims;
-      for (let d = 0; d < dims; d++) out[d] += weight * table.vectors[row + d];
+      for (let d = 0; d < dims; d++) out[d] += weight * side.vectors[row + d];
     }
     let norm = 0;
     for (let d = 0; d < dims; d++) norm += out[d] * out[d];
