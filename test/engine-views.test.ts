@@ -155,6 +155,26 @@ describe('bad ids and paths', () => {
     }
   });
 
+  test('a qualified name alone names its one entity; one that several share says which', async () => {
+    expect(ws.engine.entity('User.rename').id).toBe('method:shop/models.py:User.rename');
+    expect(ws.engine.trace({ id: 'User.rename', direction: 'down', depth: 1 }).root).toBe('method:shop/models.py:User.rename');
+    expect(ws.engine.window('price_of').id).toBe('func:shop/models.py:price_of');
+    fs.writeFileSync(path.join(ws.root, 'shop', 'twice.py'), 'def price_of(sku):\n    return 0\n');
+    await ws.engine.indexWorkspace();
+    try {
+      ws.engine.entity('price_of');
+      expect.unreachable();
+    } catch (e) {
+      const err = e as { code: number; message: string; data: { suggestions: string[] } };
+      expect(err.code).toBe(ErrorCodes.UnknownEntity);
+      expect(err.message).toMatch(/^price_of names 2 entities; give one id: /);
+      expect(err.data.suggestions).toEqual(['func:shop/models.py:price_of', 'func:shop/twice.py:price_of']);
+    } finally {
+      fs.rmSync(path.join(ws.root, 'shop', 'twice.py'));
+      await ws.engine.indexWorkspace();
+    }
+  });
+
   test('an id written without its kind suggests the ids that only lack it, first', async () => {
     // A one-letter name matches hundreds of ids: the one meant must not be lost among them.
     const many = Array.from({ length: 300 }, (_, i) => `class Fetcher${i}:\n    pass\n`).join('\n');

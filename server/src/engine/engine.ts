@@ -563,8 +563,8 @@ export class Engine {
     const maxTokens = checkMaxTokens(req.maxTokens);
     const t =
       req.to !== undefined
-        ? yield* pathTraversal(this.store, { ...req, to: this.entity(req.to).id }, (f) => this.textOrNull(f))
-        : yield* traceTraversal(this.store, this.graph, req, root.kind);
+        ? yield* pathTraversal(this.store, { ...req, id: root.id, to: this.entity(req.to).id }, (f) => this.textOrNull(f))
+        : yield* traceTraversal(this.store, this.graph, { ...req, id: root.id }, root.kind);
     return maxTokens === undefined ? t : fitTrace(t, maxTokens);
   }
 
@@ -621,6 +621,13 @@ export class Engine {
     if (typeof id !== 'string' || !id) throw new EngineError(ErrorCodes.InvalidParams, 'expected an entity id such as func:src/app.py:main');
     const row = this.store.entity(id);
     if (row) return toEntity(row);
+    // A qualified name alone (`Flask.wsgi_app`, `main`) names the one entity that has it.
+    const named = id.includes(':') ? [] : this.store.entitiesWithQname(id);
+    if (named.length === 1) return toEntity(named[0]);
+    if (named.length > 1) {
+      const suggestions = named.map((e) => e.id);
+      throw new EngineError(ErrorCodes.UnknownEntity, `${id} names ${named.length === 20 ? '20 or more' : named.length} entities; give one id: ${suggestions.slice(0, 5).join(', ')}`, { suggestions });
+    }
     const suggestions = suggestIds(this.store, id);
     const hint = suggestions.length ? `; did you mean ${suggestions.slice(0, 3).join(', ')}?` : '';
     throw new EngineError(ErrorCodes.UnknownEntity, `unknown entity ${id}${hint}`, { suggestions });

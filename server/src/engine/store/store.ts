@@ -451,6 +451,11 @@ export class Store {
     return this.s.entitiesByName.all(name) as EntityDbRow[];
   }
 
+  /** Code entities whose qualified name is `qname` (`Flask.wsgi_app`), in id order (at most 20). */
+  entitiesWithQname(qname: string): EntityDbRow[] {
+    return this.s.entitiesByQname.all(qname.slice(qname.lastIndexOf('.') + 1), qname) as EntityDbRow[];
+  }
+
   /** Ids matching a SQL LIKE pattern (for suggestions). */
   idsLike(pattern: string): string[] {
     return (this.s.idsLike.all(pattern) as Array<{ id: string }>).map((r) => r.id);
