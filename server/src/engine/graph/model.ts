@@ -145,7 +145,9 @@ export class SymbolModel {
       else byLocal.set(b.local, [b]);
     }
     const stars = bindings.filter((b) => b.member === '*');
-    const calls = (input.calls ?? []).map((c) => ({ ...c, file: input.file }));
+    // A literal, not `{ ...c, file }`: V8 gave each spread copy a hidden class of its own
+    // (~230 bytes apiece; 49 MB for the stdlib's 211k call sites).
+    const calls: CallSite[] = (input.calls ?? []).map((c) => ({ file: input.file, from: c.from, target: c.target, receiver: c.receiver, rtype: c.rtype, args: c.args }));
     for (const c of calls) addTo(this.callsByName, lastSegment(c.target), c);
     this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes, calls });
     if (input.module) addTo(this.modules, input.module, input.file);
