@@ -46,6 +46,11 @@ export class NameLookup {
   protected inferred = false;
   /** How deep type and alias lookups are nested: code like `x = x.copy()` must not recurse forever. */
   protected nesting = 0;
+  /**
+   * Lookups cut short by the nesting limit so far. An answer found without a cut is the same at
+   * any nesting, and only such answers go into caches not keyed by nesting (`mroCache`).
+   */
+  protected cuts = 0;
   protected cacheGen = -1;
   /** `param:` types by nesting and depth (results cut by those limits stay keyed apart). */
   protected paramCache = new Map<string, Ent[]>();
@@ -140,7 +145,11 @@ export class NameLookup {
 
   /** Every class a type expression may name, alternatives in order (see `typeClass`). */
   protected typeClasses(fs: FileSymbols, from: Ent, type: string, depth = 0): Ent[] {
-    if (depth > 4 || this.nesting > MAX_NESTING) return [];
+    if (depth > 4) return [];
+    if (this.nesting > MAX_NESTING) {
+      this.cuts++;
+      return [];
+    }
     // Many references in a scope ask for the same types; nested lookups are cut by the depth
     // limits, so only outermost answers are kept.
     const outermost = this.nesting === 0;
@@ -356,9 +365,13 @@ export class NameLookup {
       }
     };
     this.mroCache.set(cls.id, { mro: out, open: false }); // guards against cycles
+    const cuts = this.cuts;
     visit(cls, 0);
     const r = { mro: out, open };
-    this.mroCache.set(cls.id, r);
+    // Bases resolved deep in another lookup may have been cut short (an alias base left a
+    // global): such an MRO is kept for no one else, or the order of lookups would decide edges.
+    if (this.cuts === cuts) this.mroCache.set(cls.id, r);
+    else this.mroCache.delete(cls.id);
     return r;
   }
 
@@ -553,7 +566,11 @@ export class NameLookup {
 
   /** A global that is another name (`X = Y`) stands for what that name resolves to. */
   protected deref(e: Ent, depth = 0): Ent[] {
-    if (e.kind !== 'global' || !e.alias || depth > 3 || this.nesting > MAX_NESTING) return [e];
+    if (e.kind !== 'global' || !e.alias || depth > 3) return [e];
+    if (this.nesting > MAX_NESTING) {
+      this.cuts++;
+      return [e];
+    }
     const fs = this.model.files.get(e.file);
     const scope = fs?.moduleEnt;
     if (!fs || !scope) return [e];
