@@ -123,10 +123,21 @@ export class PythonExtractor extends ExpressionWalker {
 
   /** Puts a previous section's output in, moved `delta` rows. */
   protected replay(old: Section, delta: number): void {
-    const move = <T extends { span: Span }>(x: T): T => (delta ? { ...x, span: shift(x.span, delta) } : { ...x });
+    // A copy, then its own fields set: a spread with fields added (`{ ...x, span }`) at a site
+    // that sees many shapes gives every copy a hidden class of its own (V8), on every keystroke.
+    const move = <T extends { span: Span }>(x: T): T => {
+      const c = { ...x };
+      if (delta) c.span = shift(x.span, delta);
+      return c;
+    };
+    const moveEntity = (e: ExtractedEntity): ExtractedEntity => {
+      const c = move(e);
+      if (delta) c.nameSpan = shift(e.nameSpan, delta);
+      return c;
+    };
     const sec: Section = { ...old, row: old.row + delta, entities: [], members: [], refs: [], attrTypes: old.attrTypes, callArgs: old.callArgs };
-    sec.entities = old.entities.map((e) => ({ ...move(e), nameSpan: delta ? shift(e.nameSpan, delta) : e.nameSpan }));
-    sec.members = old.members.map((e) => ({ ...move(e), nameSpan: delta ? shift(e.nameSpan, delta) : e.nameSpan }));
+    sec.entities = old.entities.map(moveEntity);
+    sec.members = old.members.map(moveEntity);
     sec.refs = old.refs.map(move);
     for (const e of sec.entities) this.idCounts.set(e.id, 1);
     for (const m of sec.members) this.memberIds.set(m.id, m);
