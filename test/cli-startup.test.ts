@@ -16,13 +16,19 @@ interface Timed {
   stderr: string;
   /** The engine's start-up steps the command reported (`grammars` only when it parsed a file). */
   engine: Record<string, number>;
+  /** Whether main.js loaded the program with the build's V8 code cache. */
+  codeCache?: string;
 }
 
 function nsccn(...args: string[]): Timed {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--root', root], { encoding: 'utf8', env: { ...CLI_ENV, NSCCN_TIMING: '1' }, timeout: 120_000 });
+  return nsccnAt(CLI, ...args);
+}
+
+function nsccnAt(cli: string, ...args: string[]): Timed {
+  const r = spawnSync(process.execPath, [cli, ...args, '--root', root], { encoding: 'utf8', env: { ...CLI_ENV, NSCCN_TIMING: '1' }, timeout: 120_000 });
   const line = r.stderr.split('\n').find((l) => l.startsWith('nsccn-timing: '));
-  const engine = line ? (JSON.parse(line.slice('nsccn-timing: '.length)) as { engine: Record<string, number> }).engine : {};
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, engine };
+  const report = line ? (JSON.parse(line.slice('nsccn-timing: '.length)) as { engine: Record<string, number>; codeCache: string }) : null;
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, engine: report?.engine ?? {}, codeCache: report?.codeCache };
 }
 
 const write = (rel: string, text: string) => {
@@ -123,5 +129,30 @@ describe('the installed command', () => {
     expect(ours.sort()).toEqual(['main.js', 'program.js']);
     expect(loaded.filter((f) => /vscode-languageserver|@modelcontextprotocol|web-tree-sitter/.test(f))).toEqual([]);
     fs.rmSync(hook);
+  });
+
+  test('loads the program with the code V8 compiled at build time; a cache V8 rejects only costs the compile', () => {
+    const query = ['trace', 'method:service/core.py:Service.open'];
+    const cached = nsccn(...query);
+    expect(cached.code, cached.stderr).toBe(0);
+    expect(cached.codeCache).toBe('used');
+    // A copy of the two files beside the real ones (the bundle finds the rest of dist/ by relative
+    // paths), with a cache another Node or other flags could have made.
+    const copy = path.join(path.dirname(CLI), `../cli-cache-test-${process.pid}`);
+    fs.mkdirSync(copy, { recursive: true });
+    try {
+      for (const f of ['main.js', 'program.js']) fs.copyFileSync(path.join(path.dirname(CLI), f), path.join(copy, f));
+      fs.writeFileSync(path.join(copy, 'program.js.v8cache'), Buffer.alloc(4096, 7));
+      const rejected = nsccnAt(path.join(copy, 'main.js'), ...query);
+      expect(rejected.code, rejected.stderr).toBe(0);
+      expect(rejected.codeCache).toBe('rejected');
+      expect(rejected.stdout).toBe(cached.stdout);
+      fs.rmSync(path.join(copy, 'program.js.v8cache'));
+      const none = nsccnAt(path.join(copy, 'main.js'), ...query);
+      expect(none.codeCache).toBe('none');
+      expect(none.stdout).toBe(cached.stdout);
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
   });
 });

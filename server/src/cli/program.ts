@@ -181,9 +181,12 @@ export function buildProgram(timing = new Timing()): Command {
   return program;
 }
 
-/** Runs one command; `bootedMs` is when the process reached main.ts (the `node` step). */
-export async function main(argv: string[], bootedMs = performance.now()): Promise<number> {
-  const timing = new Timing(bootedMs);
+/**
+ * Runs one command; `bootedMs` is when the process reached main.ts (the `node` step), `codeCache`
+ * whether main.ts loaded this bundle with the build's compiled code.
+ */
+export async function main(argv: string[], bootedMs = performance.now(), codeCache = 'none'): Promise<number> {
+  const timing = new Timing(bootedMs, codeCache);
   timing.mark('modules');
   const program = buildProgram(timing);
   try {

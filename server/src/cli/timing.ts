@@ -12,6 +12,8 @@ export interface TimingReport {
   /** The engine's start-up steps (database, engine, freshness, grammars), inside `open` and `fresh`. */
   engine: Record<string, number>;
   totalMs: number;
+  /** Whether the program bundle was loaded with the build's V8 code cache (`used`), or compiled. */
+  codeCache: string;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
@@ -23,7 +25,10 @@ export class Timing {
   command = '';
 
   /** `bootedMs`: milliseconds from the process's start (performance's time origin) to main.ts. */
-  constructor(bootedMs = performance.now()) {
+  constructor(
+    bootedMs = performance.now(),
+    private readonly codeCache = 'none',
+  ) {
     this.last = bootedMs;
     this.steps = { node: round(bootedMs) };
   }
@@ -36,7 +41,7 @@ export class Timing {
   }
 
   report(): TimingReport {
-    return { command: this.command, steps: { ...this.steps }, engine: { ...this.engine }, totalMs: round(performance.now()) };
+    return { command: this.command, steps: { ...this.steps }, engine: { ...this.engine }, totalMs: round(performance.now()), codeCache: this.codeCache };
   }
 
   /** Prints the report on stderr when NSCCN_TIMING asks for it. */
