@@ -5,7 +5,7 @@
 // RSS near what the server holds. A full collection of ~150 MB takes about 100 ms: never more
 // often than MIN_GAP_MS.
 import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
+import { exposedGc } from '../engine';
 
 const QUIET_MS = 2000;
 const CHECK_MS = 5000;
@@ -48,16 +48,5 @@ export class IdleCollector {
     this.lastGc = Date.now();
     this.liveAfterGc = v8.getHeapStatistics().used_heap_size;
     this.busySinceGc = false;
-  }
-}
-
-/** `gc()` without starting node with --expose-gc; null where V8 refuses. */
-function exposedGc(): (() => void) | null {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as unknown;
-    return typeof gc === 'function' ? (gc as () => void) : null;
-  } catch {
-    return null;
   }
 }

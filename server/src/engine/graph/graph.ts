@@ -182,14 +182,14 @@ export class Graph {
    * run every reference is pending anyway, so the selective pass is skipped — unless edits
    * were resolved meanwhile against a partial model.
    */
-  async finishRun(selective: boolean, everything = false): Promise<{ resolved: number }> {
+  async finishRun(selective: boolean, everything = false, between?: () => void): Promise<{ resolved: number }> {
     const run = this.run;
     this.run = null;
     if (!run) return { resolved: 0 };
     // A run that changed no file has not loaded the model yet; resolving everything needs it
     // (and nothing else does: an up-to-date index re-indexed must stay a quick no-op).
     if (everything) this.load();
-    if (run.fromStore) return this.resolveStored(run.interleaved);
+    if (run.fromStore) return this.resolveStored(run.interleaved, between);
     const { fresh, again } = this.invalidation.collect(run, selective || run.interleaved, everything);
     const total = fresh.length + again.length;
     // Fresh refs first (they replace edges only if edits resolved them meanwhile), then the rest.
@@ -203,6 +203,7 @@ export class Graph {
           }
         }
       });
+      between?.();
       if (i + CHUNK < total) await new Promise((r) => setImmediate(r));
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());
@@ -214,13 +215,14 @@ export class Graph {
    * Resolves every reference in the index, in rid ranges (only one range in memory at a time),
    * with requests let in between. `replace`: edits resolved some of them meanwhile.
    */
-  private async resolveStored(replace: boolean): Promise<{ resolved: number }> {
+  private async resolveStored(replace: boolean, between?: () => void): Promise<{ resolved: number }> {
     let total = 0;
     for (const rows of this.store.refChunks(CHUNK)) {
       this.store.transaction(() => {
         for (const r of rows) this.write(r.rid, fromRow(r), replace);
       });
       total += rows.length;
+      between?.();
       await new Promise((r) => setImmediate(r));
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());

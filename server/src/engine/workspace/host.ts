@@ -149,9 +149,10 @@ export class IndexRun {
    * Resolves what the run wrote (`everything`: every reference in the index, after an
    * interrupted run) and, unless `quiet` (the engine is closing), tells the listeners once.
    */
-  async finish(selective: boolean, everything: boolean, quiet: () => boolean): Promise<void> {
-    if (this.clock) await this.clock.timeAsync('resolve', () => this.host.graph.finishRun(selective, everything));
-    else await this.host.graph.finishRun(selective, everything);
+  /** `between`: called between chunks of resolution (the run's garbage collection). */
+  async finish(selective: boolean, everything: boolean, quiet: () => boolean, between?: () => void): Promise<void> {
+    if (this.clock) await this.clock.timeAsync('resolve', () => this.host.graph.finishRun(selective, everything, between));
+    else await this.host.graph.finishRun(selective, everything, between);
     if ((this.changed || everything) && !quiet()) {
       this.host.vectorsChanged(everything ? undefined : (this.files ?? undefined) && [...this.files!]);
       this.host.emit([]);

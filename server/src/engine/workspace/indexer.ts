@@ -10,10 +10,13 @@ import { discover, type Discovery, type IgnoreRules } from './discover';
 import { processAll } from './pool';
 import type { FileJob, FileOutcome } from './process';
 import { ProfileClock, type IndexProfile } from './profile';
+import { GrowthCollector } from '../gc';
 import { readContentSkips, stillRefused, writeContentSkips, type ContentSkips } from './skips';
 import { beat, claimRun, claimRunWhenFree, describeRun, failRun, releaseRun, type RunRecord } from './runs';
 
 const COMMIT_MS = 2000;
+/** Heap growth past the live size that makes a run collect (see gc.ts). */
+const GC_GROWTH_BYTES = 192 * 1024 * 1024;
 /** Cold runs at least this big load without secondary indexes and build them at the end. */
 const BULK_MIN_FILES = 200;
 
@@ -129,6 +132,16 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, discove
   const total = jobs.length;
   onProgress?.({ done, total });
   const bulk = cold && jobs.length >= BULK_MIN_FILES;
+  // A large run's batches and resolution chunks leave garbage V8 would let pile up to twice the
+  // live heap (and a first index of site-packages holds ~600 MB live).
+  const collector = bulk ? new GrowthCollector(GC_GROWTH_BYTES) : null;
+  const collect = () => {
+    if (!collector) return;
+    const t = performance.now();
+    const before = collector.collections;
+    collector.check();
+    if (collector.collections > before) clock.ms.gc += performance.now() - t;
+  };
   if (bulk) store.beginBulkLoad();
   // One long transaction, committed every few seconds (commits are expensive: each one writes
   // and checkpoints the WAL). Each batch is a savepoint inside it, written as soon as it
@@ -172,6 +185,7 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, discove
     try {
       await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop, clock }, ctx.parsers, (batch) => {
         apply(batch);
+        collect();
         if (performance.now() - lastCommit > COMMIT_MS) {
           beat(store, mine);
           commit();
@@ -187,7 +201,9 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, discove
     // Edges go in before the bulk load's indexes are built, unless resolution must look
     // references up by name (edits were resolved during the run), which wants the indexes.
     if (bulk && graph.runInterleaved) endBulk();
-    await writer.finish(!cold, recover, () => ctx.shouldStop?.() ?? false);
+    const gcBefore = clock.ms.gc;
+    await writer.finish(!cold, recover, () => ctx.shouldStop?.() ?? false, collect);
+    clock.ms.resolve -= clock.ms.gc - gcBefore;
     if (!ctx.shouldStop?.()) writeContentSkips(store, refusedNow);
   } finally {
     if (bulk) endBulk(); // a no-op when already ended

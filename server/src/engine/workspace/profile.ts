@@ -8,9 +8,10 @@ import * as fs from 'node:fs';
 /**
  * Worker phases (read, parse, extract, encode) are summed over the workers; the others are on
  * the writing thread. `lexical` is the FTS fill, `indexes` the secondary indexes and statistics
- * a bulk load builds at its end.
+ * a bulk load builds at its end, `gc` the collections a large run chooses (gc.ts; not counted in
+ * the phase they interrupt).
  */
-export const INDEX_PHASES = ['read', 'parse', 'extract', 'encode', 'decode', 'write', 'model', 'commit', 'lexical', 'resolve', 'indexes'] as const;
+export const INDEX_PHASES = ['read', 'parse', 'extract', 'encode', 'decode', 'write', 'model', 'commit', 'lexical', 'resolve', 'indexes', 'gc'] as const;
 export type IndexPhase = (typeof INDEX_PHASES)[number];
 
 export interface IndexProfile {
