@@ -180,7 +180,8 @@ export class Graph {
   /**
    * Resolves what an index run wrote, in chunks that let requests in between. After a cold
    * run every reference is pending anyway, so the selective pass is skipped — unless edits
-   * were resolved meanwhile against a partial model.
+   * were resolved meanwhile against a partial model. `between` is called after each chunk (the
+   * run's garbage collection, workspace/indexer.ts).
    */
   async finishRun(selective: boolean, everything = false, between?: () => void): Promise<{ resolved: number }> {
     const run = this.run;
@@ -302,7 +303,8 @@ function changedCallees(a: Map<string, string[]>, b: Map<string, string[]>): str
 
 /**
  * One array per distinct argument list in a run (never mutated): the stdlib's 211k call sites
- * have 42k distinct lists, `[""]` alone 53k times; an array apiece was ~100 MB on site-packages.
+ * have 42k distinct lists, `[""]` alone 53k times (the live heap after a first index: stdlib
+ * 100 -> 90 MB, site-packages 435 -> 400 MB).
  */
 function sharedList(pool: Map<string, string[]>, list: string[]): string[] {
   const key = list.join('\0');

@@ -23,7 +23,8 @@ const NOT_FOUND: Found = { ents: [], ambiguous: false };
 /**
  * A call site's callee as the site cache keeps it: most sites (all but a few hundred of the
  * stdlib's 206k) resolve to one entity or none without a caller-typed parameter, and are kept
- * as that entity or null. An answer object each took ~90 bytes more: 160 MB on site-packages.
+ * as that entity or null. With an answer object per site (1.9M sites on site-packages), the
+ * caches held ~460 MB at the end of resolving site-packages; with this, ~170 MB.
  */
 type SiteHit = Ent | null | SiteAnswer;
 class SiteAnswer {
