@@ -38,9 +38,12 @@ const ownLocation = (bundle) => ({
 
 // The code V8 compiles for a bundle, saved beside it (`<bundle>.v8cache`) for main.js to load the
 // bundle with (see requireBundle there). Made in a child process that runs the bundle's top level
-// the way main.js will, so the functions compiled at load are in the cache too.
+// the way main.js will, so the functions compiled at load are in the cache too; for the CLI's
+// program, also the commands a user runs most, on a two-function workspace in a temporary folder
+// (their argument parsing, index opening and up-to-date check then start compiled: ~6 ms less
+// per command than a cache of the load alone).
 const MAKE_CACHE = `
-const fs = require('node:fs'), path = require('node:path'), vm = require('node:vm'), Module = require('node:module');
+const fs = require('node:fs'), os = require('node:os'), path = require('node:path'), vm = require('node:vm'), Module = require('node:module');
 const file = process.argv[1];
 const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), { filename: file, importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER });
 const mod = new Module(file, module);
@@ -48,7 +51,25 @@ mod.filename = file;
 mod.paths = Module._nodeModulePaths(path.dirname(file));
 const req = Object.assign((id) => mod.require(id), { resolve: (r) => Module._resolveFilename(r, mod), cache: require.cache });
 script.runInThisContext().call(mod.exports, mod.exports, req, mod, file, path.dirname(file));
-fs.writeFileSync(file + '.v8cache', script.createCachedData());
+const SAMPLE = ['def f():', '    """Calls g."""', '    return g()', '', '', 'def g():', '    return 1', ''].join('\\n');
+(async () => {
+  if (typeof mod.exports.main === 'function') {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-code-cache-'));
+    const write = process.stdout.write;
+    try {
+      fs.writeFileSync(path.join(tmp, 'a.py'), SAMPLE);
+      process.stdout.write = () => true;
+      for (const args of [['index'], ['trace', 'f'], ['search', 'g'], ['window', 'f'], ['skeleton', 'a.py']]) await mod.exports.main(['node', 'nsccn', ...args, '--root', tmp]);
+    } finally {
+      process.stdout.write = write;
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  fs.writeFileSync(file + '.v8cache', script.createCachedData());
+})().catch((e) => {
+  console.error(e && e.message);
+  process.exit(1);
+});
 `;
 
 function writeCodeCache(bundle) {
