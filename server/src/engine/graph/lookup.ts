@@ -13,6 +13,10 @@ const MAX_NESTING = 12;
 const PARAM = 'param:';
 /** Type expressions `fixture:NAME`: a parameter the test framework supplies by name. */
 const FIXTURE = 'fixture:';
+/** Type expressions `elem:E`: an element of what `E` is (`for t in self.tags`, `for p in self.params()`). */
+const ELEMENT = 'elem:';
+/** Recorded types `[]T` (a `returns`, an attribute's type): a container of `T`s, itself no class. */
+const CONTAINER = '[]';
 
 export interface Found {
   ents: Ent[];
@@ -125,11 +129,14 @@ export class NameLookup {
     return this.attrClasses(cls, attr)[0];
   }
 
-  protected attrClasses(cls: Ent, attr: string): Ent[] {
+  /** The classes an attribute holds (`elements`: those of the container it holds, `[]T`). */
+  protected attrClasses(cls: Ent, attr: string, elements = false): Ent[] {
     for (const k of this.mro(cls).mro) {
       const fs = this.model.files.get(k.file);
       const t = fs?.attrTypes.get(k.id)?.get(attr);
-      if (t && fs) return this.typeClasses(fs, k, t);
+      if (!t || !fs) continue;
+      if (t.startsWith(CONTAINER) !== elements) return [];
+      return this.typeClasses(fs, k, elements ? t.slice(CONTAINER.length) : t);
     }
     return [];
   }
@@ -187,6 +194,18 @@ export class NameLookup {
   }
 
   protected typeClassOf(fs: FileSymbols, from: Ent, type: string, depth: number): Ent[] {
+    if (type.startsWith(ELEMENT)) {
+      const of = type.slice(ELEMENT.length);
+      // (Elements of a parameter's or fixture's type are not recorded.)
+      return of.startsWith(PARAM) || of.startsWith(FIXTURE) ? [] : this.valueClasses(fs, from, of, depth, (t, d) => this.elementsOf(t, d));
+    }
+    if (type.startsWith(FIXTURE)) return this.fixtureType(fs, from, type.slice(FIXTURE.length), depth);
+    if (type.startsWith(PARAM)) return this.paramType(fs, type, depth);
+    return this.valueClasses(fs, from, type, depth, (t, d) => this.typeOfEntity(t, d));
+  }
+
+  /** The entity an expression (`self.m`, `T().m`, a name) names, then `of` it: its type, or its elements'. */
+  private valueClasses(fs: FileSymbols, from: Ent, type: string, depth: number, of: (t: Ent, depth: number) => Ent[]): Ent[] {
     let t: Ent | undefined;
     const call = type.lastIndexOf('().');
     const segs = type.split('.');
@@ -194,16 +213,28 @@ export class NameLookup {
       // `T().m`: method `m` of each class `T` may be, then what that method returns.
       return this.typeClasses(fs, from, type.slice(0, call), depth + 1).flatMap((c) => {
         const m = this.inClass(c, type.slice(call + 3).split('.'), false).ents[0];
-        return m ? this.typeOfEntity(m, depth) : [];
+        return m ? of(m, depth) : [];
       });
     }
-    if (type.startsWith(FIXTURE)) return this.fixtureType(fs, from, type.slice(FIXTURE.length), depth);
-    if (type.startsWith(PARAM)) return this.paramType(fs, type, depth);
     if ((segs[0] === 'self' || segs[0] === 'cls') && segs.length > 1) {
       const cls = this.enclosingClass(from);
       if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
     } else t = this.single(this.path(fs, from, type, true));
-    return t ? this.typeOfEntity(t, depth) : [];
+    return t ? of(t, depth) : [];
+  }
+
+  /** The classes of the elements of a container: a function's `[]T` return, an attribute's `[]T` type. */
+  protected elementsOf(t: Ent, depth: number): Ent[] {
+    if (depth > 4) return [];
+    if (t.kind === 'attr' && t.parent) {
+      const owner = this.model.byId.get(t.parent);
+      return owner ? this.attrClasses(owner, t.name, true) : [];
+    }
+    if (t.returns?.startsWith(CONTAINER) && (t.kind === 'function' || t.kind === 'method')) {
+      const tfs = this.model.files.get(t.file);
+      if (tfs) return this.typeClasses(tfs, t, t.returns.slice(CONTAINER.length), depth + 1);
+    }
+    return [];
   }
 
   /**
@@ -320,7 +351,7 @@ export class NameLookup {
       const owner = this.model.byId.get(t.parent);
       return owner ? this.attrClasses(owner, t.name) : [];
     }
-    if (t.returns && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
+    if (t.returns && !t.returns.startsWith(CONTAINER) && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
       const tfs = this.model.files.get(t.file);
       const scope = t.kind === 'global' ? tfs?.moduleEnt : t;
       if (tfs && scope) return this.typeClasses(tfs, scope, t.returns, depth + 1);

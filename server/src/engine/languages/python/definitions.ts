@@ -3,7 +3,7 @@
 import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import type { CodeKind, ExtractedEntity } from '../types';
 import { newScope, setType, type Scope } from './scope';
-import { dotted, elementTypeName, headerText, typeName } from './text';
+import { CONTAINER_TYPE, dotted, elementTypeName, headerText, typeName } from './text';
 import { ExtractorBase } from './base';
 import { span } from './base';
 
@@ -36,7 +36,11 @@ export abstract class DefinitionWalker extends ExtractorBase {
       docstring: this.docstringOf(body),
       body: '',
     };
-    const annotated = isClass ? null : typeName(node.childForFieldName('return_type'), this.source);
+    const returnType = isClass ? null : node.childForFieldName('return_type');
+    // A container of one class (`-> list[Param]`, `-> Iterator["Signer"]`) is recorded as `[]Param`:
+    // no class itself, but what `for p in self.params()` binds.
+    const elems = returnType ? elementTypeName(returnType, this.source) : null;
+    const annotated = typeName(returnType, this.source) ?? (elems ? `${CONTAINER_TYPE}${elems}` : null);
     if (annotated) ent.returns = annotated;
     this.entities.push(ent);
     // A nested def is not added to locals: name resolution finds it in its enclosing scope.

@@ -8,7 +8,7 @@ import { entityId } from '../../../../../protocol';
 import type { CallArgs, ExtractedEntity, FileExtraction, Grammar, RawRef, Receiver, Span } from '../types';
 import { BUILTINS, moduleName } from './names';
 import { bindName, newScope, type Binding, type Scope } from './scope';
-import { cleandoc } from './text';
+import { cleandoc, ELEMENT_TYPE } from './text';
 import { ExpressionWalker } from './expressions';
 import { MAX_BODY_WORDS, TOP_DEFS, shift, span } from './base';
 import type { Pending, Section, PythonReuse } from './base';
@@ -317,6 +317,10 @@ export class PythonExtractor extends ExpressionWalker {
    * alternative of `A|B` on its own; the unknown ones are left out.
    */
   protected canonicalType(scope: Scope, type: string, depth = 0): string | null {
+    if (type.startsWith(ELEMENT_TYPE)) {
+      const of = this.canonicalType(scope, type.slice(ELEMENT_TYPE.length), depth);
+      return of ? alternatives(of, (alt) => `${ELEMENT_TYPE}${alt}`) : null;
+    }
     if (type.includes('|')) {
       const alts = type.split('|').map((t) => this.canonicalType(scope, t, depth)).filter((t): t is string => !!t);
       return alts.length ? [...new Set(alts.flatMap((a) => a.split('|')))].slice(0, MAX_ALTERNATIVES).join('|') : null;

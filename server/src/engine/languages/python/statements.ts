@@ -2,7 +2,7 @@
 import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { entityId } from '../../../../../protocol';
 import { bindName, setType, type Scope } from './scope';
-import { dotted, elementTypeName, typeName } from './text';
+import { CONTAINER_TYPE, dotted, ELEMENT_TYPE, elementTypeName, typeName } from './text';
 import { DefinitionWalker } from './definitions';
 import { headOf } from './base';
 
@@ -70,9 +70,10 @@ export abstract class StatementWalker extends DefinitionWalker {
         const left = node.childForFieldName('left');
         const right = node.childForFieldName('right');
         this.bindPattern(left, scope);
-        // `for x in xs` over `xs: list[Repo]`: x is a Repo.
-        if (left?.type === 'identifier' && right?.type === 'identifier' && scope.kind === 'function') {
-          const elem = scope.elems.get(this.text(right));
+        // `for x in xs` over `xs: list[Repo]`: x is a Repo. Over `self.repos` or
+        // `self.repos()`: an element of what that attribute or call is (`elem:self.repos`).
+        if (left?.type === 'identifier' && right && scope.kind === 'function') {
+          const elem = right.type === 'identifier' ? scope.elems.get(this.text(right)) : this.iterated(right);
           if (elem) setType(scope, this.text(left), elem);
         }
         this.expr(right, scope);
@@ -151,6 +152,18 @@ export abstract class StatementWalker extends DefinitionWalker {
     }
   }
 
+  /**
+   * `elem:E` for a loop over an attribute chain or a call of a name or chain (`self.tags`,
+   * `repo.items()`), as written: like every recorded type, made resolvable once the scope knows
+   * its locals (`canonicalType`).
+   */
+  protected iterated(node: Node): string | null {
+    const callee = node.type === 'call' ? node.childForFieldName('function') : node;
+    if (!callee || (callee.type !== 'attribute' && (node.type !== 'call' || callee.type !== 'identifier'))) return null;
+    const path = dotted(callee, this.source);
+    return path ? `${ELEMENT_TYPE}${path}` : null;
+  }
+
   protected assignment(node: Node, scope: Scope): void {
     const left = node.childForFieldName('left');
     const right = node.childForFieldName('right');
@@ -162,7 +175,10 @@ export abstract class StatementWalker extends DefinitionWalker {
     const rightType = typeName(annotation, this.source) ?? this.valueType(right, scope);
     const elem = elementTypeName(annotation, this.source);
     if (elem && left.type === 'identifier' && scope.kind === 'function') scope.elems.set(this.text(left), elem);
-    this.mutationTarget(left, scope, rightType, false);
+    // An attribute annotated as a container of one class (`self.tags: list[Tag] = []`, a
+    // class-level `tags: list[Tag]`) holds `[]Tag`: what `for t in self.tags` binds.
+    const container = elem && !rightType && (left.type === 'attribute' || scope.kind === 'class') ? `${CONTAINER_TYPE}${elem}` : null;
+    this.mutationTarget(left, scope, rightType ?? container, false);
     if (scope.kind === 'module' && left.type === 'identifier') {
       // What a module global is, for other files: another name, or an instance built by a call.
       const g = this.memberIds.get(entityId('global', this.file, this.text(left)));

@@ -97,6 +97,11 @@ export function typeName(node: Node | null, source: string): string | null {
   }
 }
 
+/** A recorded type `[]T`: a container of `T`s (a return or attribute annotation); the graph reads it for loops. */
+export const CONTAINER_TYPE = '[]';
+/** A type expression `elem:E`: an element of what `E` is (the graph resolves `E` and takes its `[]T`). */
+export const ELEMENT_TYPE = 'elem:';
+
 const CONTAINERS = new Set(['list', 'List', 'set', 'Set', 'frozenset', 'FrozenSet', 'Sequence', 'MutableSequence', 'Iterable', 'Iterator', 'Collection', 'AbstractSet', 'MutableSet', 'Generator', 'deque', 'Deque']);
 
 /** The class of the elements of a container annotation: `list[Repo]`, `Iterable["Repo"]`, `tuple[Repo, ...]`. */
