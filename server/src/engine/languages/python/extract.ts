@@ -260,12 +260,15 @@ export class PythonExtractor extends ExpressionWalker {
       }
     }
     // An attribute type written as a local's name becomes that local's type; unknown ones go.
-    for (const { a, scope } of this.attrScopes) a.type = (scope.kind === 'function' ? this.canonicalType(scope, a.type) : a.type) ?? '';
+    // So do loop elements (`for s in screens: self.screen = s`): an attribute keeps at most
+    // three alternatives, and an element type, often of an unannotated list, took the place
+    // of one that names a class (the stdlib's turtle lost `TurtleScreen`).
+    for (const { a, scope } of this.attrScopes) a.type = withoutElements(scope.kind === 'function' ? this.canonicalType(scope, a.type) : a.type) ?? '';
     for (const s of this.scopes) {
       if (s.kind === 'function' && !s.ent.returns && s.returns.length) {
         // Every type we can tell, as alternatives (`A|B`): the graph takes the first that
         // names a class. Returns we cannot type do not veto the others.
-        const types = new Set(s.returns.map((r) => ('call' in r ? this.callType(s, r.call) : 'name' in r ? this.nameTypeOf(s, r.name) : null)));
+        const types = new Set(s.returns.map((r) => withoutElements('call' in r ? this.callType(s, r.call) : 'name' in r ? this.nameTypeOf(s, r.name) : null)));
         types.delete(null);
         if (types.size && types.size <= 3) s.ent.returns = [...types].join('|');
       }
@@ -385,3 +388,10 @@ export function extractPython(tree: Tree, source: string, file: string, grammar:
 
 export { cleandoc };
 export type { PythonReuse } from './base';
+
+/** A recorded type without its loop-element alternatives (`elem:E`); null when none is left. */
+function withoutElements(type: string | null): string | null {
+  if (!type?.includes(ELEMENT_TYPE)) return type;
+  const kept = type.split('|').filter((t) => !t.startsWith(ELEMENT_TYPE));
+  return kept.length ? kept.join('|') : null;
+}

@@ -2,6 +2,7 @@
 // `self`/`cls` of the enclosing method, a local of known type, a local of unknown type, or a
 // name the module (or an import) provides — which the graph resolves later.
 import type { ExtractedEntity } from '../types';
+import { ELEMENT_TYPE } from './text';
 
 export interface Scope {
   ent: ExtractedEntity;
@@ -103,6 +104,9 @@ export function setType(scope: Scope, name: string, type: string | null): void {
     scope.types.set(name, type);
     return;
   }
-  const merged = new Set([...prev.split('|'), ...type.split('|')]);
-  scope.types.set(name, merged.size > 3 ? '' : [...merged].join('|'));
+  // A loop variable reused for other values (`for s in screens: …`, then `s = self.screen`)
+  // keeps those: an element type, often of an unannotated list, would only crowd them out.
+  let merged = [...new Set([...prev.split('|'), ...type.split('|')])];
+  if (merged.some((a) => !a.startsWith(ELEMENT_TYPE))) merged = merged.filter((a) => !a.startsWith(ELEMENT_TYPE));
+  scope.types.set(name, merged.length > 3 ? '' : merged.join('|'));
 }
