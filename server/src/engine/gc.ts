@@ -17,9 +17,9 @@ export function exposedGc(): (() => void) | null {
 }
 
 /**
- * Collects when the heap has grown far past what the last collection left: by a quarter of that,
- * and at least `minGrowthBytes` (a full collection of a few hundred MB takes a few hundred ms,
- * so it must not come often). `check` is cheap: call it between units of work.
+ * Collects when the heap has grown far past what the last collection left: by `minGrowthBytes`
+ * and by `growthShare` of what was live (a full collection of a few hundred MB takes a few
+ * hundred ms, so it must not come often). `check` is cheap: call it between units of work.
  */
 export class GrowthCollector {
   private liveAfterGc = v8.getHeapStatistics().used_heap_size;
@@ -28,15 +28,25 @@ export class GrowthCollector {
 
   constructor(
     private readonly minGrowthBytes: number,
-    private readonly gc: (() => void) | null = exposedGc(),
+    readonly gc: (() => void) | null = exposedGc(),
+    private readonly growthShare = 0.25,
   ) {}
 
-  check(): void {
+  /** True when the heap has grown enough since the last collection to warrant one. */
+  grown(): boolean {
+    const growth = v8.getHeapStatistics().used_heap_size - this.liveAfterGc;
+    return growth >= Math.max(this.minGrowthBytes, this.liveAfterGc * this.growthShare);
+  }
+
+  /** Collects now (when V8 lets us) and measures from what is left. */
+  collect(): void {
     if (!this.gc) return;
-    const used = v8.getHeapStatistics().used_heap_size;
-    if (used - this.liveAfterGc < Math.max(this.minGrowthBytes, this.liveAfterGc / 4)) return;
     this.gc();
     this.collections++;
     this.liveAfterGc = v8.getHeapStatistics().used_heap_size;
+  }
+
+  check(): void {
+    if (this.gc && this.grown()) this.collect();
   }
 }

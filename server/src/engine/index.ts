@@ -10,4 +10,4 @@ export { fitSearch } from './budget/lists';
 export { WorkspaceWatcher } from './workspace/watch';
 export { countTokens } from './skeleton/tokens';
 export type { Cancellation } from './graph/cooperative';
-export { exposedGc } from './gc';
+export { exposedGc, GrowthCollector } from './gc';

@@ -4,8 +4,7 @@
 // been quiet for a moment, or when the heap has grown far past what the last one left, keeps the
 // RSS near what the server holds. A full collection of ~150 MB takes about 100 ms: never more
 // often than MIN_GAP_MS.
-import * as v8 from 'node:v8';
-import { exposedGc } from '../engine';
+import { exposedGc, GrowthCollector } from '../engine';
 
 const QUIET_MS = 2000;
 const CHECK_MS = 5000;
@@ -15,16 +14,20 @@ const GROWTH_BYTES = 64 * 1024 * 1024;
 
 export class IdleCollector {
   private lastGc = Date.now();
-  private liveAfterGc = v8.getHeapStatistics().used_heap_size;
   private lastActivity = 0;
   private busySinceGc = false;
   private readonly timer: NodeJS.Timeout | null;
-  /** Collections run so far (tests). */
-  collections = 0;
+  private readonly growth: GrowthCollector;
 
-  constructor(private readonly gc: (() => void) | null = exposedGc()) {
+  constructor(gc: (() => void) | null = exposedGc()) {
+    this.growth = new GrowthCollector(GROWTH_BYTES, gc, 0);
     this.timer = gc ? setInterval(() => this.check(), CHECK_MS) : null;
     this.timer?.unref();
+  }
+
+  /** Collections run so far (tests). */
+  get collections(): number {
+    return this.growth.collections;
   }
 
   /** A message from the client arrived. */
@@ -39,14 +42,11 @@ export class IdleCollector {
 
   /** @internal (tests): the periodic decision. */
   check(now = Date.now()): void {
-    if (!this.gc || now - this.lastGc < MIN_GAP_MS) return;
+    if (!this.growth.gc || now - this.lastGc < MIN_GAP_MS) return;
     const quiet = this.busySinceGc && now - this.lastActivity >= QUIET_MS;
-    const grown = v8.getHeapStatistics().used_heap_size - this.liveAfterGc > GROWTH_BYTES;
-    if (!quiet && !grown) return;
-    this.gc();
-    this.collections++;
+    if (!quiet && !this.growth.grown()) return;
+    this.growth.collect();
     this.lastGc = Date.now();
-    this.liveAfterGc = v8.getHeapStatistics().used_heap_size;
     this.busySinceGc = false;
   }
 }

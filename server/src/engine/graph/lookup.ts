@@ -4,7 +4,7 @@
 import type { Binding, CallSite, Ent, FileSymbols, SymbolModel } from './model';
 import { dirOf, MEMBER_CONTAINERS, TYPE_KINDS } from './model';
 import type { RefInput } from './resolve';
-import { MODULE_VALUE } from '../languages/types';
+import { CONTAINER_TYPE, ELEMENT_TYPE, MODULE_VALUE } from '../languages/types';
 
 export const MAX_CANDIDATES = 5;
 const MAX_HOPS = 5;
@@ -13,10 +13,6 @@ const MAX_NESTING = 12;
 const PARAM = 'param:';
 /** Type expressions `fixture:NAME`: a parameter the test framework supplies by name. */
 const FIXTURE = 'fixture:';
-/** Type expressions `elem:E`: an element of what `E` is (`for t in self.tags`, `for p in self.params()`). */
-const ELEMENT = 'elem:';
-/** Recorded types `[]T` (a `returns`, an attribute's type): a container of `T`s, itself no class. */
-const CONTAINER = '[]';
 
 export interface Found {
   ents: Ent[];
@@ -135,8 +131,8 @@ export class NameLookup {
       const fs = this.model.files.get(k.file);
       const t = fs?.attrTypes.get(k.id)?.get(attr);
       if (!t || !fs) continue;
-      if (t.startsWith(CONTAINER) !== elements) return [];
-      return this.typeClasses(fs, k, elements ? t.slice(CONTAINER.length) : t);
+      if (t.startsWith(CONTAINER_TYPE) !== elements) return [];
+      return this.typeClasses(fs, k, elements ? t.slice(CONTAINER_TYPE.length) : t);
     }
     return [];
   }
@@ -194,8 +190,8 @@ export class NameLookup {
   }
 
   protected typeClassOf(fs: FileSymbols, from: Ent, type: string, depth: number): Ent[] {
-    if (type.startsWith(ELEMENT)) {
-      const of = type.slice(ELEMENT.length);
+    if (type.startsWith(ELEMENT_TYPE)) {
+      const of = type.slice(ELEMENT_TYPE.length);
       // (Elements of a parameter's or fixture's type are not recorded.)
       return of.startsWith(PARAM) || of.startsWith(FIXTURE) ? [] : this.valueClasses(fs, from, of, depth, (t, d) => this.elementsOf(t, d));
     }
@@ -230,9 +226,9 @@ export class NameLookup {
       const owner = this.model.byId.get(t.parent);
       return owner ? this.attrClasses(owner, t.name, true) : [];
     }
-    if (t.returns?.startsWith(CONTAINER) && (t.kind === 'function' || t.kind === 'method')) {
+    if (t.returns?.startsWith(CONTAINER_TYPE) && (t.kind === 'function' || t.kind === 'method')) {
       const tfs = this.model.files.get(t.file);
-      if (tfs) return this.typeClasses(tfs, t, t.returns.slice(CONTAINER.length), depth + 1);
+      if (tfs) return this.typeClasses(tfs, t, t.returns.slice(CONTAINER_TYPE.length), depth + 1);
     }
     return [];
   }
@@ -351,7 +347,7 @@ export class NameLookup {
       const owner = this.model.byId.get(t.parent);
       return owner ? this.attrClasses(owner, t.name) : [];
     }
-    if (t.returns && !t.returns.startsWith(CONTAINER) && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
+    if (t.returns && !t.returns.startsWith(CONTAINER_TYPE) && (t.kind === 'function' || t.kind === 'method' || t.kind === 'global')) {
       const tfs = this.model.files.get(t.file);
       const scope = t.kind === 'global' ? tfs?.moduleEnt : t;
       if (tfs && scope) return this.typeClasses(tfs, scope, t.returns, depth + 1);

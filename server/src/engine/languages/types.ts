@@ -71,6 +71,14 @@ export type ReceiverKind = Receiver['kind'];
 /** Every receiver kind, in a fixed order: compact encodings (worker batches, pending refs) index into it. */
 export const RECEIVER_KINDS = ['self', 'cls', 'super', 'typed', 'expr'] as const satisfies ReadonlyArray<ReceiverKind>;
 
+/**
+ * Type expressions `elem:E`: an element of what `E` is (`for t in self.tags`); the graph resolves
+ * `E` to a function or attribute and reads its container type.
+ */
+export const ELEMENT_TYPE = 'elem:';
+/** Recorded types `[]T` (a `returns`, an attribute's type): a container of `T`s, itself no class. */
+export const CONTAINER_TYPE = '[]';
+
 export type ConfigKind = 'env' | 'settings' | 'constant' | 'file';
 
 export interface RawRef {

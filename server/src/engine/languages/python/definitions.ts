@@ -3,7 +3,8 @@
 import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import type { CodeKind, ExtractedEntity } from '../types';
 import { newScope, setType, type Scope } from './scope';
-import { CONTAINER_TYPE, dotted, elementTypeName, headerText, typeName } from './text';
+import { dotted, elementTypeName, headerText, typeName } from './text';
+import { CONTAINER_TYPE } from '../types';
 import { ExtractorBase } from './base';
 import { span } from './base';
 

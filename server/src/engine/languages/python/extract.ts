@@ -8,7 +8,8 @@ import { entityId } from '../../../../../protocol';
 import type { CallArgs, ExtractedEntity, FileExtraction, Grammar, RawRef, Receiver, Span } from '../types';
 import { BUILTINS, moduleName } from './names';
 import { bindName, newScope, type Binding, type Scope } from './scope';
-import { cleandoc, ELEMENT_TYPE } from './text';
+import { cleandoc, withoutElements } from './text';
+import { ELEMENT_TYPE } from '../types';
 import { ExpressionWalker } from './expressions';
 import { MAX_BODY_WORDS, TOP_DEFS, shift, span } from './base';
 import type { Pending, Section, PythonReuse } from './base';
@@ -388,10 +389,3 @@ export function extractPython(tree: Tree, source: string, file: string, grammar:
 
 export { cleandoc };
 export type { PythonReuse } from './base';
-
-/** A recorded type without its loop-element alternatives (`elem:E`); null when none is left. */
-function withoutElements(type: string | null): string | null {
-  if (!type?.includes(ELEMENT_TYPE)) return type;
-  const kept = type.split('|').filter((t) => !t.startsWith(ELEMENT_TYPE));
-  return kept.length ? kept.join('|') : null;
-}

@@ -2,7 +2,7 @@
 // `self`/`cls` of the enclosing method, a local of known type, a local of unknown type, or a
 // name the module (or an import) provides — which the graph resolves later.
 import type { ExtractedEntity } from '../types';
-import { ELEMENT_TYPE } from './text';
+import { withoutElements } from './text';
 
 export interface Scope {
   ent: ExtractedEntity;
@@ -106,7 +106,7 @@ export function setType(scope: Scope, name: string, type: string | null): void {
   }
   // A loop variable reused for other values (`for s in screens: …`, then `s = self.screen`)
   // keeps those: an element type, often of an unannotated list, would only crowd them out.
-  let merged = [...new Set([...prev.split('|'), ...type.split('|')])];
-  if (merged.some((a) => !a.startsWith(ELEMENT_TYPE))) merged = merged.filter((a) => !a.startsWith(ELEMENT_TYPE));
+  const all = [...new Set([...prev.split('|'), ...type.split('|')])].join('|');
+  const merged = (withoutElements(all) ?? all).split('|');
   scope.types.set(name, merged.length > 3 ? '' : merged.join('|'));
 }

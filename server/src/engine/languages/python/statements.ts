@@ -2,7 +2,8 @@
 import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { entityId } from '../../../../../protocol';
 import { bindName, setType, type Scope } from './scope';
-import { CONTAINER_TYPE, dotted, ELEMENT_TYPE, elementTypeName, typeName } from './text';
+import { dotted, elementTypeName, typeName } from './text';
+import { CONTAINER_TYPE, ELEMENT_TYPE } from '../types';
 import { DefinitionWalker } from './definitions';
 import { headOf } from './base';
 

@@ -1,6 +1,7 @@
 // Text of Python constructs as the index shows them: signatures on one line, cleaned
 // docstrings, type expressions reduced to the class they name.
 import type { SyntaxNode as Node } from '../../parse/syntax-copy';
+import { ELEMENT_TYPE } from '../types';
 import { joinLine } from './skeleton-text';
 
 /** `def f(a, b) -> int` / `class C(Base)`: the header up to the body, on one line. */
@@ -97,10 +98,13 @@ export function typeName(node: Node | null, source: string): string | null {
   }
 }
 
-/** A recorded type `[]T`: a container of `T`s (a return or attribute annotation); the graph reads it for loops. */
-export const CONTAINER_TYPE = '[]';
-/** A type expression `elem:E`: an element of what `E` is (the graph resolves `E` and takes its `[]T`). */
-export const ELEMENT_TYPE = 'elem:';
+
+/** A type without its loop-element alternatives (`elem:E`, see `ELEMENT_TYPE`); null when none is left. */
+export function withoutElements(type: string | null): string | null {
+  if (!type?.includes(ELEMENT_TYPE)) return type;
+  const kept = type.split('|').filter((t) => !t.startsWith(ELEMENT_TYPE));
+  return kept.length ? kept.join('|') : null;
+}
 
 const CONTAINERS = new Set(['list', 'List', 'set', 'Set', 'frozenset', 'FrozenSet', 'Sequence', 'MutableSequence', 'Iterable', 'Iterator', 'Collection', 'AbstractSet', 'MutableSet', 'Generator', 'deque', 'Deque']);
 
