@@ -190,18 +190,13 @@ export class NameLookup {
   }
 
   protected typeClassOf(fs: FileSymbols, from: Ent, type: string, depth: number): Ent[] {
-    if (type.startsWith(ELEMENT_TYPE)) {
-      const of = type.slice(ELEMENT_TYPE.length);
-      // (Elements of a parameter's or fixture's type are not recorded.)
-      return of.startsWith(PARAM) || of.startsWith(FIXTURE) ? [] : this.valueClasses(fs, from, of, depth, (t, d) => this.elementsOf(t, d));
-    }
-    if (type.startsWith(FIXTURE)) return this.fixtureType(fs, from, type.slice(FIXTURE.length), depth);
-    if (type.startsWith(PARAM)) return this.paramType(fs, type, depth);
-    return this.valueClasses(fs, from, type, depth, (t, d) => this.typeOfEntity(t, d));
+    const elements = type.startsWith(ELEMENT_TYPE);
+    return this.valueClasses(fs, from, elements ? type.slice(ELEMENT_TYPE.length) : type, depth, elements);
   }
 
-  /** The entity an expression (`self.m`, `T().m`, a name) names, then `of` it: its type, or its elements'. */
-  private valueClasses(fs: FileSymbols, from: Ent, type: string, depth: number, of: (t: Ent, depth: number) => Ent[]): Ent[] {
+  /** What an expression (`self.m`, `T().m`, a name) names, then its type or (`elements`) its elements' type. */
+  private valueClasses(fs: FileSymbols, from: Ent, type: string, depth: number, elements: boolean): Ent[] {
+    const of = (t: Ent) => (elements ? this.elementsOf(t, depth) : this.typeOfEntity(t, depth));
     let t: Ent | undefined;
     const call = type.lastIndexOf('().');
     const segs = type.split('.');
@@ -209,14 +204,17 @@ export class NameLookup {
       // `T().m`: method `m` of each class `T` may be, then what that method returns.
       return this.typeClasses(fs, from, type.slice(0, call), depth + 1).flatMap((c) => {
         const m = this.inClass(c, type.slice(call + 3).split('.'), false).ents[0];
-        return m ? of(m, depth) : [];
+        return m ? of(m) : [];
       });
     }
+    // (Elements of a parameter's or fixture's type are not recorded.)
+    if (type.startsWith(FIXTURE)) return elements ? [] : this.fixtureType(fs, from, type.slice(FIXTURE.length), depth);
+    if (type.startsWith(PARAM)) return elements ? [] : this.paramType(fs, type, depth);
     if ((segs[0] === 'self' || segs[0] === 'cls') && segs.length > 1) {
       const cls = this.enclosingClass(from);
       if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
     } else t = this.single(this.path(fs, from, type, true));
-    return t ? of(t, depth) : [];
+    return t ? of(t) : [];
   }
 
   /** The classes of the elements of a container: a function's `[]T` return, an attribute's `[]T` type. */
