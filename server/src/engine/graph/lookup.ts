@@ -38,7 +38,7 @@ const NO_SITE = { ents: [] as readonly Ent[] };
 export class NameLookup {
   protected mroCache = new Map<string, { mro: Ent[]; open: boolean }>();
   /** `scope id \0 type expression` → the classes it names, for outermost lookups. */
-  protected typeCache = new Map<string, { ents: Ent[]; inferred: boolean }>();
+  protected typeCache = new Map<string, { ents: Ent[]; inferred: boolean; cut: boolean }>();
   /**
    * Set when a lookup went through a parameter typed by its callers (`param:`): true of the
    * workspace as it is, not of every caller the function may have, so such edges are marked
@@ -48,17 +48,24 @@ export class NameLookup {
   /** How deep type and alias lookups are nested: code like `x = x.copy()` must not recurse forever. */
   protected nesting = 0;
   /**
-   * Lookups cut short by the nesting limit so far. An answer found without a cut is the same at
-   * any nesting, and only such answers go into caches not keyed by nesting (`mroCache`).
+   * Lookups cut short by the nesting limit so far, counting answers taken from a cache keyed by
+   * nesting (they may have been cut). An answer found without a cut is the same at any nesting,
+   * and only such answers go into caches not keyed by nesting (`mroCache`, `paramExact`,
+   * `siteExact`): a parameter or call site asked about again deeper in a lookup is then not
+   * worked out once per nesting level.
    */
   protected cuts = 0;
   protected cacheGen = -1;
-  /** `param:` types by nesting and depth (results cut by those limits stay keyed apart). */
+  /** `param:` types by depth, found without a cut. */
+  protected paramExact = new Map<string, Ent[]>();
+  /** `param:` types by depth and nesting, where the nesting limit cut the lookup. */
   protected paramCache = new Map<string, Ent[]>();
   /**
    * What a call site's callee resolves to, and whether that went through a caller-typed
    * parameter: every parameter of a function asks about the same sites (one resolution each).
    */
+  private siteExact = new Map<CallSite, SiteHit>();
+  /** The same by nesting, for answers the nesting limit cut. */
   private siteCache = new Map<number, Map<CallSite, SiteHit>>();
   /** Class name → names of the classes whose bases name it (by last segment), per generation. */
   protected subclassIndex: Map<string, string[]> | null = null;
@@ -79,7 +86,9 @@ export class NameLookup {
     if (this.cacheGen === this.model.generation) return;
     this.mroCache.clear();
     this.typeCache.clear();
+    this.paramExact.clear();
     this.paramCache.clear();
+    this.siteExact.clear();
     this.siteCache.clear();
     this.subclassIndex = null;
     this.cacheGen = this.model.generation;
@@ -162,10 +171,12 @@ export class NameLookup {
       const hit = this.typeCache.get(key);
       if (hit !== undefined) {
         if (hit.inferred) this.inferred = true;
+        if (hit.cut) this.cuts++;
         return hit.ents;
       }
     }
     const before = this.inferred;
+    const cuts = this.cuts;
     let inferred = false;
     this.nesting++;
     try {
@@ -181,7 +192,7 @@ export class NameLookup {
       }
       const out = found.slice(0, MAX_CANDIDATES);
       inferred = out.some((c) => !certain.has(c));
-      if (outermost) this.typeCache.set(key, { ents: out, inferred });
+      if (outermost) this.typeCache.set(key, { ents: out, inferred, cut: this.cuts !== cuts });
       return out;
     } finally {
       this.inferred = before || inferred;
@@ -254,18 +265,32 @@ export class NameLookup {
    * it unknown; sites that leave the parameter to its default do not count.
    */
   protected paramType(fs: FileSymbols, type: string, depth: number): Ent[] {
-    const key = `${fs.file}\0${type}\0${this.nesting}\0${depth}`;
-    const out = this.paramCache.get(key) ?? this.paramTypeOf(fs, type, depth);
-    this.paramCache.set(key, out);
+    const exact = `${fs.file}\0${type}\0${depth}`;
+    let out = this.paramExact.get(exact);
+    if (out === undefined) {
+      const key = `${exact}\0${this.nesting}`;
+      out = this.paramCache.get(key);
+      if (out !== undefined) this.cuts++;
+      else {
+        const cuts = this.cuts;
+        out = this.paramTypeOf(fs, type, depth);
+        if (this.cuts === cuts) this.paramExact.set(exact, out);
+        else this.paramCache.set(key, out);
+      }
+    }
     if (out.length) this.inferred = true;
     return out;
   }
 
   protected callSite(sfs: FileSymbols, sfrom: Ent, site: CallSite): { ents: readonly Ent[] } {
-    // Nested lookups are cut by the nesting limit: an answer holds for its nesting level only.
+    // Nested lookups are cut by the nesting limit: an answer cut holds for its nesting level only.
     let level = this.siteCache.get(this.nesting);
     if (!level) this.siteCache.set(this.nesting, (level = new Map()));
-    const hit = level.get(site);
+    let hit = this.siteExact.get(site);
+    if (hit === undefined) {
+      hit = level.get(site);
+      if (hit !== undefined) this.cuts++;
+    }
     if (hit !== undefined) {
       if (hit === null) return NO_SITE;
       if (hit instanceof SiteAnswer) {
@@ -275,10 +300,11 @@ export class NameLookup {
       return { ents: [hit] };
     }
     const before = this.inferred;
+    const cuts = this.cuts;
     this.inferred = false;
     const found = this.withReceiver(sfs, sfrom, { file: site.file, source: site.from, relation: 'CALLS', target: site.target, receiver: site.receiver, rtype: site.rtype, configKind: null, catches: null });
     const inferred = this.inferred;
-    level.set(site, !inferred && found.ents.length === 0 ? null : !inferred && found.ents.length === 1 ? found.ents[0] : new SiteAnswer(found.ents, inferred));
+    (this.cuts === cuts ? this.siteExact : level).set(site, !inferred && found.ents.length === 0 ? null : !inferred && found.ents.length === 1 ? found.ents[0] : new SiteAnswer(found.ents, inferred));
     this.inferred = before || inferred;
     return found;
   }
