@@ -35,3 +35,30 @@ test('an MRO first computed in a lookup cut by the nesting limit is not kept for
     await engine.close();
   }
 });
+
+test('a module with a stub beside its source resolves to the same file whatever order the files were indexed in', async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-order-'));
+  const write = (root: string, rel: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  };
+  const importsOf = async (root: string, steps: string[][]) => {
+    fs.mkdirSync(root);
+    const engine = await Engine.open({ root, dbPath: path.join(root, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+    try {
+      for (const files of steps) {
+        for (const f of files) write(root, f, f.endsWith('.pyi') ? 'def make() -> int: ...\n' : f === 'main.py' ? 'import pkg\n\npkg.make()\n' : 'def make():\n    return 1\n');
+        await engine.indexWorkspace();
+      }
+      return engine.store.outgoing('module:main.py:main').map((e) => `${e.relation} ${e.edge_target}`).sort();
+    } finally {
+      await engine.close();
+    }
+  };
+  const files = ['main.py', 'pkg/__init__.py', 'pkg/__init__.pyi'];
+  const cold = await importsOf(path.join(dir, 'cold'), [files]);
+  // The stub indexed first, its source later: the model learns the two files the other way round.
+  const stepwise = await importsOf(path.join(dir, 'steps'), [['main.py', 'pkg/__init__.pyi'], ['pkg/__init__.py']]);
+  expect(cold).toContain('IMPORTS module:pkg/__init__.py:pkg');
+  expect(stepwise).toEqual(cold);
+});

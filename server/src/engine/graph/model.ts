@@ -187,7 +187,7 @@ export class SymbolModel {
    * lives outside the workspace — another basedir's; among those, the nearest to the importer.
    */
   moduleFiles(module: string, from?: { file: string; relative?: boolean }): string[] {
-    if (!from || from.relative) return [...(this.modules.get(module) ?? [])];
+    if (!from || from.relative) return [...(this.modules.get(module) ?? [])].sort();
     const lang = this.files.get(from.file)?.language;
     const family = lang ? (lang.family ?? lang.id) : undefined;
     const all = (this.importIndex().get(module) ?? []).filter((n) => {
@@ -283,8 +283,9 @@ export class SymbolModel {
     return [...(this.topByName.get(name) ?? [])];
   }
 
+  /** In path order: guesses among them are cut at a few candidates, the same ones every time. */
   filesInDir(dir: string): string[] {
-    return [...(this.dirs.get(dir) ?? [])];
+    return [...(this.dirs.get(dir) ?? [])].sort();
   }
 }
 
@@ -320,7 +321,8 @@ function nearest(entries: Named[], file: string): string[] {
     return k;
   };
   const best = Math.max(...files.map(shared));
-  return files.filter((f) => shared(f) === best);
+  // In path order, not the order files were added in (README.md, "Module names").
+  return files.filter((f) => shared(f) === best).sort();
 }
 
 /**
