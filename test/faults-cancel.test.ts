@@ -6,7 +6,8 @@
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CancellationTokenSource } from 'vscode-jsonrpc/node';
-import { Methods, type TraceResult } from '../protocol';
+import { Methods, type SearchResponse, type TraceResult } from '../protocol';
+import { Engine } from '../server/src/engine/engine';
 import { LspClient, sleep, tempDir, writeFiles } from './helpers/lsp-client';
 
 const WIDTH = 40;
@@ -98,4 +99,45 @@ describe('a running trace', () => {
     expect(code === -32800 || code === 0).toBe(true);
     expect(await client.request(Methods.trace, req)).toEqual(full);
   }, 60_000);
+});
+
+describe('a search', () => {
+  test('cancelled over the protocol answers -32800, and the same search answers in full after', async () => {
+    const req = { query: 'f3_7', limit: 5 };
+    const full = await client.request<SearchResponse>(Methods.search, req);
+    expect(full.results[0].id).toBe('func:l3.py:f3_7');
+    const source = new CancellationTokenSource();
+    const p = client.conn.sendRequest(Methods.search, req, source.token);
+    source.cancel();
+    const code = await p.then(
+      () => 0,
+      (e: { code: number }) => e.code,
+    );
+    expect(code).toBe(-32800);
+    expect(await client.request(Methods.search, req)).toEqual(full);
+  }, 60_000);
+
+  test('stops at the next stage once cancelled, instead of finishing and being thrown away', async () => {
+    const t = tempDir('nsccn-cancel-search-');
+    writeFiles(t.dir, { 'a.py': 'def parse_config(path):\n    return open(path).read()\n' });
+    const engine = await Engine.open({ root: t.dir, dbPath: path.join(t.dir, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+    try {
+      await engine.indexWorkspace();
+      expect((await engine.search({ query: 'parse_config' })).results[0].id).toBe('func:a.py:parse_config');
+      // Cancelled before it starts: no stream is asked.
+      await expect(engine.search({ query: 'parse_config' }, { isCancellationRequested: true })).rejects.toMatchObject({ code: -32800 });
+      // Cancelled while the streams run (the token turns after its first look): stopped after them.
+      let looks = 0;
+      const midway = {
+        get isCancellationRequested() {
+          return ++looks > 1;
+        },
+      };
+      await expect(engine.search({ query: 'parse_config' }, midway)).rejects.toMatchObject({ code: -32800, message: 'search cancelled' });
+      expect(looks).toBeLessThan(10); // every stream saw the cancel and did not search
+    } finally {
+      await engine.close();
+      t.cleanup();
+    }
+  });
 });

@@ -478,10 +478,11 @@ export class Engine {
 
   // --- queries -------------------------------------------------------------------------------
 
-  async search(params: SearchParams): Promise<SearchResponse> {
+  /** `cancel`: a caller that may give up (the language server's request token); checked between stages. */
+  async search(params: SearchParams, cancel?: Cancellation): Promise<SearchResponse> {
     this.embeddings.start(); // a lazy engine's vector streams start with its first search
     const maxTokens = checkMaxTokens(params.maxTokens);
-    const { results, streams, files } = await this.searchDetailed(params);
+    const { results, streams, files } = await this.searchDetailed(params, cancel);
     const r: SearchResponse = { results, streams, ...(files ? { files } : {}) };
     const incomplete = this.embeddings.incompleteStreams();
     if (incomplete.length) r.incomplete = incomplete;
@@ -508,9 +509,9 @@ export class Engine {
   }
 
   /** Search with each stream's own ranking (for the eval). */
-  searchDetailed(params: SearchParams): Promise<DetailedSearch> {
+  searchDetailed(params: SearchParams, cancel?: Cancellation): Promise<DetailedSearch> {
     this.assertOpen();
-    return this.searchService.search(params);
+    return this.searchService.search(params, cancel);
   }
 
   skeleton(file: string, opts: SkeletonOptions = {}): Skeleton {

@@ -35,7 +35,7 @@ import type { Workspace, Workspaces } from './workspaces';
 /** A search result with the URI of its file (`file` alone is ambiguous across folders). */
 export type SearchResultWithUri = SearchResult & { uri: string };
 
-export async function search(workspaces: Workspaces, method: string, raw: unknown): Promise<SearchResponse> {
+export async function search(workspaces: Workspaces, method: string, raw: unknown, cancel?: Cancellation): Promise<SearchResponse> {
   const o = P.object(method, raw);
   if (typeof o.query !== 'string' || !o.query.trim()) throw invalidParams(method, "'query' must be a non-empty string");
   const params: SearchParams = { query: o.query };
@@ -51,7 +51,7 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
   const files = P.optionalBool(method, o, 'files');
   if (files !== undefined) params.files = files;
 
-  const answers = await Promise.all(workspaces.list().map(async (ws) => ({ ws, res: await ws.engine.search(params) })));
+  const answers = await Promise.all(workspaces.list().map(async (ws) => ({ ws, res: await ws.engine.search(params, cancel) })));
   const streams = new Set<string>();
   const results: SearchResultWithUri[] = [];
   for (const { ws, res } of answers) {

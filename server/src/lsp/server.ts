@@ -109,10 +109,10 @@ export function startServer(connection: Connection): Session {
     request('textDocument/documentSymbol', (p) => documentSymbols(workspaces, P.textDocumentUri('textDocument/documentSymbol', p))),
   );
   connection.onWorkspaceSymbol(
-    request('workspace/symbol', (p) => {
+    request('workspace/symbol', (p, token) => {
       const o = P.object('workspace/symbol', p);
       if (typeof o.query !== 'string') throw invalidParams('workspace/symbol', "'query' must be a string");
-      return workspaceSymbols(workspaces, o.query);
+      return workspaceSymbols(workspaces, o.query, token);
     }),
   );
   connection.languages.callHierarchy.onPrepare(
@@ -171,7 +171,7 @@ export function startServer(connection: Connection): Session {
     }),
   );
 
-  connection.onRequest(Methods.search, request(Methods.search, (p: unknown) => custom.search(workspaces, Methods.search, p)));
+  connection.onRequest(Methods.search, request(Methods.search, (p: unknown, token) => custom.search(workspaces, Methods.search, p, token)));
   connection.onRequest(Methods.skeleton, request(Methods.skeleton, (p: unknown) => custom.skeleton(workspaces, Methods.skeleton, p)));
   connection.onRequest(Methods.trace, request(Methods.trace, (p: unknown, token) => custom.trace(workspaces, Methods.trace, p, token)));
   connection.onRequest(Methods.window, request(Methods.window, (p: unknown) => custom.window(workspaces, Methods.window, p)));

@@ -3,7 +3,7 @@
 // may be a name fragment or plain words ("where are tokens validated").
 import type { DocumentSymbol, SymbolInformation } from 'vscode-languageserver/node';
 import type { SearchResult } from '../../../protocol';
-import type { EntityRow } from '../engine';
+import type { Cancellation, EntityRow } from '../engine';
 import { containerOf, entityRanges, pathToUri, rangeContains, symbolKind, toDocumentSymbol } from './convert';
 import type { Workspace, Workspaces } from './workspaces';
 
@@ -32,10 +32,10 @@ export function outline(entities: EntityRow[]): DocumentSymbol[] {
   return roots;
 }
 
-export async function workspaceSymbols(workspaces: Workspaces, query: string): Promise<SymbolInformation[]> {
+export async function workspaceSymbols(workspaces: Workspaces, query: string, cancel?: Cancellation): Promise<SymbolInformation[]> {
   if (!query.trim()) return []; // an empty query is a client listing everything: not useful here
   const answers = await Promise.all(
-    workspaces.list().map(async (ws) => ({ ws, res: await ws.engine.search({ query, limit: WORKSPACE_SYMBOL_LIMIT }) })),
+    workspaces.list().map(async (ws) => ({ ws, res: await ws.engine.search({ query, limit: WORKSPACE_SYMBOL_LIMIT }, cancel) })),
   );
   const scored: Array<{ ws: Workspace; r: SearchResult }> = [];
   for (const { ws, res } of answers) for (const r of res.results) scored.push({ ws, r });

@@ -15,6 +15,22 @@ const SLICE_MS = 10;
 
 export type Traversal<T> = Generator<void, T, void>;
 
+/** Throws RequestCancelled once `cancel` is set: for work done in stages rather than as a traversal. */
+export function stopIfCancelled(cancel: Cancellation | undefined, what: string): void {
+  if (cancel?.isCancellationRequested) throw new EngineError(ErrorCodes.RequestCancelled, `${what} cancelled`);
+}
+
+/**
+ * Gives the event loop one full turn when a caller may cancel, then stops if it did. A turn is
+ * what lets a `$/cancelRequest` that arrived meanwhile be read: awaiting work that completes
+ * synchronously only runs microtasks, and an immediate queued now runs before the next poll.
+ */
+export async function pauseForCancel(cancel: Cancellation | undefined, what: string): Promise<void> {
+  if (!cancel) return;
+  await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  stopIfCancelled(cancel, what);
+}
+
 /** Runs a traversal to its end without pausing. */
 export function runNow<T>(t: Traversal<T>): T {
   for (;;) {

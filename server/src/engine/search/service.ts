@@ -1,11 +1,13 @@
 // Hybrid search: every available stream over-retrieves, weighted RRF fuses (weights by kind of
 // query, ./weights.ts), a name that exists goes first, test code is demoted unless asked for,
 // then kind and path filters apply; files are ranked from their entities' scores. Streams come
-// and go (a model finishes loading); the service asks for them per query.
+// and go (a model finishes loading); the service asks for them per query. A search that is
+// cancelled stops at the next stage (streams, candidates, graph boost) with RequestCancelled.
 import picomatch from 'picomatch';
 import type { EntityKind, SearchFileResult, SearchParams, SearchResponse, SearchResult } from '../../../../protocol';
 import { ENTITY_KINDS, ErrorCodes, SEARCH_MAX_LIMIT } from '../../../../protocol';
 import { EngineError } from '../errors';
+import { pauseForCancel, stopIfCancelled, type Cancellation } from '../graph/cooperative';
 import type { Store } from '../store/store';
 import type { EntityDbRow } from '../store/read-rows';
 import { rankFiles } from './files';
@@ -43,7 +45,7 @@ export class SearchService {
     return this.streams().map((s) => s.name);
   }
 
-  async search(params: SearchParams): Promise<DetailedSearch> {
+  async search(params: SearchParams, cancel?: Cancellation): Promise<DetailedSearch> {
     if (!params || typeof params.query !== 'string') throw new EngineError(ErrorCodes.InvalidParams, 'search needs a `query` string');
     if (!params.query.trim()) throw new EngineError(ErrorCodes.InvalidParams, 'search needs a non-empty query');
     const limit = params.limit ?? DEFAULT_LIMIT;
@@ -52,6 +54,7 @@ export class SearchService {
     if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_MAX_LIMIT) {
       throw new EngineError(ErrorCodes.InvalidParams, `limit must be an integer from 1 to ${SEARCH_MAX_LIMIT}, got ${JSON.stringify(params.limit)}`);
     }
+    stopIfCancelled(cancel, 'search');
     const streams = this.streams();
     const filtered = !!(params.kinds?.length || params.paths?.length);
     // Filters and test demotion reorder after fusion: retrieve more than asked.
@@ -60,12 +63,14 @@ export class SearchService {
     await Promise.all(
       streams.map(async (s) => {
         try {
-          perStream[s.name] = await s.search(params.query, k);
+          if (!cancel?.isCancellationRequested) perStream[s.name] = await s.search(params.query, k);
         } catch {
           perStream[s.name] = []; // a failing stream must not take search down
         }
       }),
     );
+    // The streams ran mostly synchronously (SQLite): a cancel sent meanwhile is read now.
+    await pauseForCancel(cancel, 'search');
     const signals = analyzeQuery(params.query);
     const profile = profileOf(signals);
     const fused = reciprocalRankFusion(perStream, undefined, STREAM_WEIGHTS[profile]);
@@ -86,6 +91,7 @@ export class SearchService {
     }
     // Stable: equal scores keep the fused order.
     candidates.sort((a, b) => b.score - a.score);
+    stopIfCancelled(cancel, 'search');
     if (profile !== 'identifier') propagateScores(candidates, this.store, GRAPH_SHARE);
     const results = candidates.slice(0, limit).map((c) => toResult(c.row, c.score, c.fused.ranks));
     const files: SearchFileResult[] | undefined = params.files ? rankFiles(candidates.map((c) => ({ id: c.row.id, file: c.row.path!, score: c.score })), limit) : undefined;
