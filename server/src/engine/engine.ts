@@ -175,7 +175,7 @@ export class Engine {
     if (readOnlyBecause) {
       engine.readOnlyBecause = readOnlyBecause;
       engine.notes.push(readOnlyBecause);
-      log(`nsccn: ${readOnlyBecause}`);
+      log(readOnlyBecause);
     }
     if (!options.lazy) engine.embeddings.start('after-quiet');
     // After the first index run: it and the first answers have both cores meanwhile.

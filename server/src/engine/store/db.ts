@@ -76,7 +76,7 @@ export function openDatabase(dbPath: string, log: (m: string) => void, opts: Ope
     if (found.state === 'unreadable' && !ownsDir(dir)) {
       throw new EngineError(ErrorCodes.IndexUnavailable, `${dbPath} is unreadable as an index (${found.reason}) and NSCCN did not create it, so it will not delete it: remove it yourself or choose another index path`);
     }
-    log(`nsccn: ${rebuiltBecause}; rebuilding ${dbPath}`);
+    log(`${rebuiltBecause}; rebuilding ${dbPath}`);
     for (const s of SIDE_FILES) fs.rmSync(dbPath + s, { force: true });
   }
   // Checked now (and rebuilt if it had to be): the mark has done its work.
