@@ -62,3 +62,23 @@ test('a module with a stub beside its source resolves to the same file whatever 
   expect(cold).toContain('IMPORTS module:pkg/__init__.py:pkg');
   expect(stepwise).toEqual(cold);
 });
+
+test('a method rebound under its own name later in the class is still what calls of it reach', async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-order-'));
+  // The constructor below the method: its `this.parse = ...` declares an attribute of the same name.
+  fs.writeFileSync(
+    path.join(dir, 'schema.ts'),
+    'export class Schema {\n  parse(x: string): string {\n    return x;\n  }\n  constructor() {\n    this.parse = this.parse.bind(this);\n  }\n}\n\nexport function run(s: Schema) {\n  return s.parse("a");\n}\n',
+  );
+  // Python's old idiom: the class body binds the name again after the def.
+  fs.writeFileSync(path.join(dir, 'schema.py'), 'class Schema:\n    def parse(x):\n        return x\n    parse = staticmethod(parse)\n\n\ndef run():\n    return Schema.parse("a")\n');
+  const engine = await Engine.open({ root: dir, dbPath: path.join(dir, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+  try {
+    await engine.indexWorkspace();
+    const calls = (id: string) => engine.store.outgoing(id).filter((e) => e.relation === 'CALLS').map((e) => e.edge_target);
+    expect(calls('func:schema.ts:run')).toEqual(['method:schema.ts:Schema.parse']);
+    expect(calls('func:schema.py:run')).toEqual(['method:schema.py:Schema.parse']);
+  } finally {
+    await engine.close();
+  }
+});

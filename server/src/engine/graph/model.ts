@@ -119,7 +119,9 @@ export class SymbolModel {
       else {
         const prev = byQname.get(e.qname);
         if (prev && prev.kind === e.kind) dupes.set(e.qname, [...(dupes.get(e.qname) ?? [prev]), e]);
-        byQname.set(e.qname, e);
+        // A method and an attribute of one name (`this.m = this.m.bind(this)` in a constructor
+        // below the method, `f = staticmethod(f)`): the method is what a call of it runs.
+        if (!(prev && e.kind === 'attr' && (prev.kind === 'method' || prev.kind === 'function'))) byQname.set(e.qname, e);
       }
       this.byId.set(e.id, e);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) addTo(this.topByName, e.name, e);
