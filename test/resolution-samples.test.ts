@@ -34,6 +34,7 @@ const KNOWN_BUGS: Record<string, string> = {
 /** A function nothing calls, per source extension the samples use. */
 const UNCALLED_FUNCTION: Record<string, (name: string) => string> = {
   '.py': (name) => `\n\ndef ${name}():\n    pass\n`,
+  '.pyi': (name) => `\n\ndef ${name}() -> None: ...\n`,
   '.ts': (name) => `\nfunction ${name}() {}\n`,
   '.js': (name) => `\nfunction ${name}() {}\n`,
 };

@@ -189,7 +189,25 @@ export class SymbolModel {
    * lives outside the workspace — another basedir's; among those, the nearest to the importer.
    */
   moduleFiles(module: string, from?: { file: string; relative?: boolean }): string[] {
-    if (!from || from.relative) return [...(this.modules.get(module) ?? [])].sort();
+    if (!from) return [...(this.modules.get(module) ?? [])].sort();
+    return this.sameModule(this.moduleFilesFrom(module, from), from.file);
+  }
+
+  /**
+   * Of files in one folder that are one module written several ways (a source and its stub or
+   * compiled output), those the importer's language ranks nearest (`sameModuleRank`).
+   */
+  private sameModule(files: string[], importer: string): string[] {
+    if (files.length < 2) return files;
+    const rank = this.files.get(importer)?.language.sameModuleRank;
+    if (!rank) return files;
+    const ranks = files.map((f) => rank(importer, f));
+    const dirs = files.map(dirOf);
+    return files.filter((_, i) => !dirs.some((d, j) => d === dirs[i] && ranks[j] < ranks[i]));
+  }
+
+  private moduleFilesFrom(module: string, from: { file: string; relative?: boolean }): string[] {
+    if (from.relative) return [...(this.modules.get(module) ?? [])].sort();
     const lang = this.files.get(from.file)?.language;
     const family = lang ? (lang.family ?? lang.id) : undefined;
     const all = (this.importIndex().get(module) ?? []).filter((n) => {

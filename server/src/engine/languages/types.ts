@@ -324,6 +324,13 @@ export interface LanguageSupport {
    */
   isExternalModule?(top: string, layout: WorkspaceLayout): boolean;
   /**
+   * One module written several ways in one folder (a source and its stub, its compiled output,
+   * its declarations: `x.py`/`x.pyi`, `x.ts`/`x.js`/`x.d.ts`): how near `file` is to what an
+   * import written in `importer` means, 0 nearest. Only the nearest of such files are
+   * candidates. Default: all equal (each a candidate, ambiguous).
+   */
+  sameModuleRank?(importer: string, file: string): number;
+  /**
    * Files whose top-level functions supply a test function's parameters by name (pytest
    * fixtures in `conftest.py` files), nearest first. A parameter the extractor types as
    * `fixture:NAME` has the type of what fixture NAME returns: one in the test's own scope

@@ -27,4 +27,6 @@ export const python: LanguageSupport = {
   isLayoutFile,
   isExternalModule,
   fixtureScopes,
+  // A stub and its source: an import in a stub means the stub, elsewhere the code that runs.
+  sameModuleRank: (importer, file) => (importer.endsWith('.pyi') === file.endsWith('.pyi') ? 0 : 1),
 };
