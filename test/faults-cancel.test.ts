@@ -45,6 +45,17 @@ afterAll(async () => {
   cleanup?.();
 });
 
+/** Sends a request and cancels it at once: the error code it is answered with, 0 for a result. */
+async function sentThenCancelled(method: string, params: unknown): Promise<number> {
+  const source = new CancellationTokenSource();
+  const p = client.conn.sendRequest(method, params, source.token);
+  source.cancel();
+  return p.then(
+    () => 0,
+    (e: { code: number }) => e.code,
+  );
+}
+
 describe('a running trace', () => {
   test('leaves the server responsive, and stops at $/cancelRequest with -32800', async () => {
     const t0 = performance.now();
@@ -88,13 +99,7 @@ describe('a running trace', () => {
     const req = { id: 'func:main.py:main', to: `func:l${LAYERS - 1}.py:f${LAYERS - 1}_0`, k: 20 };
     const full = await client.request<TraceResult>(Methods.trace, req);
     expect(full.paths).toHaveLength(20);
-    const source = new CancellationTokenSource();
-    const p = client.conn.sendRequest(Methods.trace, req, source.token);
-    source.cancel();
-    const code = await p.then(
-      () => 0,
-      (e: { code: number }) => e.code,
-    );
+    const code = await sentThenCancelled(Methods.trace, req);
     // Cancelled while queued or while running: either way RequestCancelled, never a wrong answer.
     expect(code === -32800 || code === 0).toBe(true);
     expect(await client.request(Methods.trace, req)).toEqual(full);
@@ -106,14 +111,7 @@ describe('a search', () => {
     const req = { query: 'f3_7', limit: 5 };
     const full = await client.request<SearchResponse>(Methods.search, req);
     expect(full.results[0].id).toBe('func:l3.py:f3_7');
-    const source = new CancellationTokenSource();
-    const p = client.conn.sendRequest(Methods.search, req, source.token);
-    source.cancel();
-    const code = await p.then(
-      () => 0,
-      (e: { code: number }) => e.code,
-    );
-    expect(code).toBe(-32800);
+    expect(await sentThenCancelled(Methods.search, req)).toBe(-32800);
     expect(await client.request(Methods.search, req)).toEqual(full);
   }, 60_000);
 
