@@ -53,16 +53,19 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
 
   const answers = await Promise.all(workspaces.list().map(async (ws) => ({ ws, res: await ws.engine.search(params, cancel) })));
   const streams = new Set<string>();
+  const incomplete = new Set<string>();
   const results: SearchResultWithUri[] = [];
   for (const { ws, res } of answers) {
     res.streams.forEach((s) => streams.add(s));
+    res.incomplete?.forEach((s) => incomplete.add(s));
     for (const r of res.results) results.push({ ...r, uri: pathToUri(ws.engine.absolutePath(r.file)) });
   }
   if (answers.length > 1) results.sort((a, b) => b.score - a.score);
   // With one folder the engine's own limit applies; merged answers keep the largest one asked.
   const cap = limit ?? Math.max(0, ...answers.map((a) => a.res.results.length));
   const fileRanking = files ? mergeFiles(answers.map((a) => (a.res.files ?? []).map((f) => ({ ...f, uri: pathToUri(a.ws.engine.absolutePath(f.file)) }))), cap) : undefined;
-  const merged = { results: results.slice(0, cap), streams: [...streams], ...(fileRanking ? { files: fileRanking } : {}) };
+  // A stream incomplete in any folder makes the merged ranking provisional: say so, as the engine does.
+  const merged: SearchResponse = { results: results.slice(0, cap), streams: [...streams], ...(incomplete.size ? { incomplete: [...incomplete] } : {}), ...(fileRanking ? { files: fileRanking } : {}) };
   // The budget applies to the merged answer, so it is cut here, once.
   return maxTokens === undefined ? merged : fitSearch(merged, maxTokens);
 }
