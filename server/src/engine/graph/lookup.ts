@@ -574,7 +574,10 @@ export class NameLookup {
       .filesInDir(dir)
       .filter((f) => f !== fs.file && kin(f))
       .map((f) => this.model.files.get(f)?.byQname.get(n))
-      .filter((e): e is Ent => !!e && (e.kind === 'function' || e.kind === 'class'));
+      .filter((e): e is Ent => !!e && (e.kind === 'function' || e.kind === 'class'))
+      // In path order, not the order the model learnt the files: the candidates kept past the
+      // limit are the same in a cold index and a reopened one.
+      .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     if (sameDir.length) return { ents: sameDir, ambiguous: sameDir.length > 1 };
     const all = this.model.topLevelNamed(n).filter((e) => kin(e.file));
     if (all.length === 1) return { ents: all, ambiguous: false };

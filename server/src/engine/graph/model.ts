@@ -303,9 +303,8 @@ export class SymbolModel {
     return [...(this.topByName.get(name) ?? [])];
   }
 
-  /** In path order: guesses among them are cut at a few candidates, the same ones every time. */
   filesInDir(dir: string): string[] {
-    return [...(this.dirs.get(dir) ?? [])].sort();
+    return [...(this.dirs.get(dir) ?? [])];
   }
 }
 
