@@ -38,6 +38,7 @@ const UNCALLED_FUNCTION: Record<string, (name: string) => string> = {
   '.ts': (name) => `\nfunction ${name}() {}\n`,
   '.js': (name) => `\nfunction ${name}() {}\n`,
 };
+for (const ext of ['.mts', '.cts', '.tsx', '.mjs', '.cjs', '.jsx']) UNCALLED_FUNCTION[ext] = UNCALLED_FUNCTION['.js'];
 
 const samples = fs
   .readdirSync(SAMPLES, { withFileTypes: true })

@@ -10,7 +10,7 @@ const MARKER = /(?:#|\/\/)\s*expect:(.*)$/;
 const RELATIONS = new Set(['CALLS', 'INHERITS', 'IMPORTS', 'MUTATES', 'READS_CONFIG', 'PROPAGATES_ERROR']);
 const FLAGS = new Set(['ambiguous', 'caught', 'dispatch']);
 /** An extension the samples may use; only these files are read for markers. */
-const SOURCE = /\.(pyi?|ts|js)$/;
+const SOURCE = /\.(pyi?|[cm]?ts|tsx|[cm]?js|jsx)$/;
 
 /** `file:line` (1-based, as an editor shows it) → the expected edges there, sorted. */
 export type Expectations = Map<string, string[]>;

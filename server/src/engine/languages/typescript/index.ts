@@ -42,20 +42,23 @@ function support(id: string, extensions: string[], wasm: string, queryFiles: str
 /** Declarations (`.d.ts`), TypeScript sources, JavaScript: what each kind of file imports first. */
 const FLAVOUR_ORDER: Record<string, string[]> = { decl: ['decl', 'ts', 'js'], ts: ['ts', 'decl', 'js'], js: ['js', 'ts', 'decl'] };
 
-function flavour(file: string): { kind: string; ext: string } {
+function flavour(file: string): { kind: string; ext: string; family: string } {
   const ext = /(\.d)?\.[cm]?[jt]sx?$/.exec(file)?.[0] ?? '';
-  return { kind: ext.startsWith('.d.') ? 'decl' : /^\.[cm]?ts/.test(ext) ? 'ts' : 'js', ext };
+  const family = /^(\.d)?\.([cm]?)/.exec(ext)?.[2] ?? '';
+  return { kind: ext.startsWith('.d.') ? 'decl' : /^\.[cm]?ts/.test(ext) ? 'ts' : 'js', ext, family };
 }
 
 /**
  * A TypeScript source compiled in place (`x.ts`, `x.js`, `x.d.ts`), a package's dual build
  * (`x.cjs`, `x.mjs`, `x.d.cts`): the importer's own kind first, then the rest in
- * FLAVOUR_ORDER; within a kind, the importer's own extension (`.cjs` from a `.cjs`) first.
+ * FLAVOUR_ORDER; within a kind, the importer's own extension (`.cjs` from a `.cjs`) first, then
+ * its module family (`.js` from a `.ts`, `.mjs` from a `.mts`: what TypeScript maps an import
+ * to), then the others.
  */
 function sameModuleRank(importer: string, file: string): number {
   const from = flavour(importer);
   const to = flavour(file);
-  return 2 * FLAVOUR_ORDER[from.kind].indexOf(to.kind) + (to.ext === from.ext ? 0 : 1);
+  return 3 * FLAVOUR_ORDER[from.kind].indexOf(to.kind) + (to.ext === from.ext ? 0 : to.family === from.family ? 1 : 2);
 }
 
 export const typescript = support('typescript', ['.ts', '.mts', '.cts'], 'tree-sitter-typescript/tree-sitter-typescript.wasm', ['common.scm', 'typed.scm']);
