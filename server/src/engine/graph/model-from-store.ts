@@ -1,5 +1,6 @@
 // The symbol model built from the index: what a process that opens an existing index needs
 // before its first change (a first index builds it file by file as it writes).
+import type { CallArgsTuple } from '../store/read-rows';
 import type { Store } from '../store/store';
 import { languageById } from '../languages/registry';
 import type { Ent, SymbolModel } from './model';
@@ -18,9 +19,10 @@ export function loadModel(model: SymbolModel, store: Store): void {
     };
     const oneOrNull = (x: string | null): string | null => (x === null ? null : one(x));
     const argLists = new Map<string, string[]>();
-    const argsOf = (json: string): string[] => {
-      let l = argLists.get(json);
-      if (!l) argLists.set(json, (l = (JSON.parse(json) as string[]).map(one)));
+    const argsOf = (args: string[]): string[] => {
+      const key = args.join('\u0001');
+      let l = argLists.get(key);
+      if (!l) argLists.set(key, (l = args.map(one)));
       return l;
     };
     const ents = new Map<string, Ent[]>();
@@ -36,7 +38,7 @@ export function loadModel(model: SymbolModel, store: Store): void {
     }
     const bindings = groupBy(store.importRows(), (r) => r.path);
     const attrTypes = groupBy(store.attrTypeRows(), (r) => r.path);
-    const calls = groupBy(store.callArgRows(), (r) => r.path);
+    const calls = new Map(store.callArgRows().map((r) => [r.path, JSON.parse(r.calls) as CallArgsTuple[]]));
     for (const f of files) {
       const language = languages.get(f.path);
       if (!language) continue;
@@ -47,7 +49,7 @@ export function loadModel(model: SymbolModel, store: Store): void {
         entities: ents.get(f.path) ?? [],
         bindings: (bindings.get(f.path) ?? []).map((r) => ({ from: one(r.source), local: oneOrNull(r.local), module: one(r.module), member: oneOrNull(r.member) })),
         attrTypes: (attrTypes.get(f.path) ?? []).map((a) => ({ cls: one(a.cls), attr: one(a.attr), type: one(a.type) })),
-        calls: (calls.get(f.path) ?? []).map((c) => ({ from: one(c.source), target: one(c.target), receiver: c.receiver, rtype: oneOrNull(c.rtype), args: argsOf(c.args) })),
+        calls: (calls.get(f.path) ?? []).map(([source, target, receiver, rtype, args]) => ({ from: one(source), target: one(target), receiver, rtype: oneOrNull(rtype), args: argsOf(args) })),
       });
     }
 }

@@ -5,7 +5,7 @@ import type { Relation } from '../../../../protocol';
 import type { ConfigKind, FileExtraction, RawRef, ReceiverKind } from '../languages/types';
 import type { Db } from './db';
 import { lastSegment } from '../dotted';
-import type { CallArgsDbRow, EntityDbRow, EntityLiteRow, FileRow, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
+import type { CallArgsDbRow, CallArgsTuple, EntityDbRow, EntityLiteRow, FileRow, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
 import { splitIdentifier } from './words';
 import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './write-rows';
 import { BULK_INDEXES, DDL } from './schema';
@@ -329,9 +329,10 @@ export class Store {
       this.s.insertImport.run(fid, b.from, b.local, b.module, b.member, s.start.row, s.start.column, s.end.row, s.end.column);
     }
     for (const a of ex.attrTypes) this.s.insertAttrType.run(fid, a.cls, a.attr, a.type);
-    for (const c of ex.callArgs ?? []) {
-      const recv = c.receiver;
-      this.s.insertCallArgs.run(fid, c.from, c.target, recv ? recv.kind : null, recv?.kind === 'typed' ? recv.type : null, JSON.stringify(c.args));
+    const calls = ex.callArgs ?? [];
+    if (calls.length > 0) {
+      const rows: CallArgsTuple[] = calls.map((c) => [c.from, c.target, c.receiver ? c.receiver.kind : null, c.receiver?.kind === 'typed' ? c.receiver.type : null, c.args]);
+      this.s.insertCallArgs.run(fid, JSON.stringify(rows));
     }
   }
 
