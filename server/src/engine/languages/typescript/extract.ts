@@ -201,8 +201,9 @@ export class TsExtractor extends References {
       }
       const type = typeOf(p.childForFieldName('type')) ?? valueType(p.childForFieldName('value'));
       scope.locals.set(pattern.text, type);
-      // `constructor(private repo: Repo)` declares and assigns the field `repo`.
-      if (isConstructor && outer.kind === 'class' && p.namedChildren.some((c) => c?.type === 'accessibility_modifier' || c?.text === 'readonly')) {
+      // `constructor(private repo: Repo)` declares and assigns the field `repo`; so do `readonly`
+      // and `override` alone, which the grammar gives as unnamed tokens.
+      if (isConstructor && outer.kind === 'class' && p.children.some((c) => c?.type === 'accessibility_modifier' || c?.type === 'readonly' || c?.type === 'override_modifier')) {
         this.memberAttr(outer, pattern.text, pattern, type);
       }
     }
