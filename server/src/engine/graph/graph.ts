@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages/types';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../dotted';
-import { dirOf, SymbolModel } from './model';
+import { dirOf, SymbolModel, type FileSymbols } from './model';
 import type { RefInput } from './resolve';
 import { DispatchResolver } from './dispatch';
 import { fromRow, Invalidation, newWork, type Work } from './invalidation';
@@ -104,6 +104,9 @@ export class Graph {
       calls: (ex.callArgs ?? []).map((c) => ({ from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args: w === this.run ? sharedList(this.run.argLists, c.args) : c.args })),
     });
     if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
+    // A class whose attribute types or property getters changed types what is reached through
+    // them elsewhere (`a.repo.save()` with `a: A`, in another file, or in a subclass).
+    if (!intoEmpty) for (const cls of retypedClasses(before, this.model.files.get(file))) w.retyped.add(lastSegment(cls.slice(cls.lastIndexOf(':') + 1)));
     if (!intoEmpty) {
       // The call sites that changed (all of a new file's), and what the old ones called.
       const calls = this.model.files.get(file)?.calls ?? [];
@@ -316,4 +319,27 @@ function sharedList(pool: Map<string, string[]>, list: string[]): string[] {
 
 function digest(text: string): string {
   return createHash('sha1').update(text).digest('base64');
+}
+
+/**
+ * Ids of the classes whose attributes hold other types between two versions of a file: an
+ * attribute type that came, went or changed, or a property getter (what `obj.prop` holds is
+ * what it returns) that came, went or returns another type.
+ */
+function retypedClasses(before: FileSymbols | undefined, after: FileSymbols | undefined): Set<string> {
+  const out = new Set<string>();
+  const attrs = (f: FileSymbols | undefined) => f?.attrTypes ?? new Map<string, Map<string, string>>();
+  const a = attrs(before);
+  const b = attrs(after);
+  for (const [cls, m] of a) {
+    const n = b.get(cls);
+    if (!n || n.size !== m.size || [...m].some(([attr, t]) => n.get(attr) !== t)) out.add(cls);
+  }
+  for (const cls of b.keys()) if (!a.has(cls)) out.add(cls);
+  const getters = (f: FileSymbols | undefined) => new Map([...(f?.byQname.values() ?? [])].filter((e) => e.property && e.parent).map((e) => [e.id, e]));
+  const g = getters(before);
+  const h = getters(after);
+  for (const [id, e] of g) if (h.get(id)?.returns !== e.returns) out.add(e.parent!);
+  for (const [id, e] of h) if (!g.has(id)) out.add(e.parent!);
+  return out;
 }

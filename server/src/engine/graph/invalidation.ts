@@ -29,6 +29,11 @@ export interface Work {
   /** Class names that appeared or went: references whose receiver is typed by such a name too. */
   types: Set<string>;
   /**
+   * Classes (by name) whose attributes hold other types now (attribute types, property getters):
+   * references typed by them or their subclasses, and those in their subclasses' files.
+   */
+  retyped: Set<string>;
+  /**
    * Files that appeared or went (path → module name): imports that name their module, and for
    * a package's own module, everything inside the package, may bind differently now.
    */
@@ -48,7 +53,7 @@ export interface Work {
 }
 
 export function newWork(): Work {
-  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), files: new Map(), layouts: new Set(), sites: [], calleeIds: new Set() };
+  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), retyped: new Set(), files: new Map(), layouts: new Set(), sites: [], calleeIds: new Set() };
 }
 
 export class Invalidation {
@@ -88,6 +93,11 @@ export class Invalidation {
         for (const path of this.filesImporting(moved)) for (const r of this.store.refsOfFile(path)) add(r);
       }
       const typedNames = new Set(names);
+      if (w.retyped.size) {
+        const below = this.subclassNames(w.retyped);
+        for (const n of below) typedNames.add(n);
+        for (const path of this.filesDefiningClasses(below)) for (const r of this.store.refsOfFile(path)) add(r);
+      }
       if (w.sites.length || w.calleeIds.size) {
         // Parameters typed by their callers: the references typed through a parameter of a
         // function whose call sites changed (every reference of its file when an attribute
@@ -190,6 +200,13 @@ export class Invalidation {
     const out = new Set(names);
     const todo = [...names];
     while (todo.length) for (const sub of byBase.get(todo.pop()!) ?? []) if (!out.has(sub)) out.add(sub), todo.push(sub);
+    return out;
+  }
+
+  /** The files that define a class of one of `names`. */
+  private filesDefiningClasses(names: Set<string>): Set<string> {
+    const out = new Set<string>();
+    for (const e of this.model.byId.values()) if (e.kind === 'class' && names.has(e.name)) out.add(e.file);
     return out;
   }
 

@@ -134,12 +134,23 @@ export class NameLookup {
     return this.attrClasses(cls, attr)[0];
   }
 
-  /** The classes an attribute holds (`elements`: those of the container it holds, `[]T`). */
+  /**
+   * The classes an attribute holds (`elements`: those of the container it holds, `[]T`): its
+   * recorded types, or what a property getter of its name returns.
+   */
   protected attrClasses(cls: Ent, attr: string, elements = false): Ent[] {
     for (const k of this.mro(cls).mro) {
       const fs = this.model.files.get(k.file);
-      const t = fs?.attrTypes.get(k.id)?.get(attr);
-      if (!t || !fs) continue;
+      if (!fs) continue;
+      // A property getter (`@property`, a TypeScript `get`) of a type we can tell: what it returns.
+      const getter = fs.byQname.get(`${k.qname}.${attr}`);
+      const r = getter?.property ? getter.returns : null;
+      if (r && r.startsWith(CONTAINER_TYPE) === elements) {
+        const classes = this.typeClasses(fs, getter!, elements ? r.slice(CONTAINER_TYPE.length) : r);
+        if (classes.length) return classes;
+      }
+      const t = fs.attrTypes.get(k.id)?.get(attr);
+      if (!t) continue;
       if (t.startsWith(CONTAINER_TYPE) !== elements) return [];
       return this.typeClasses(fs, k, elements ? t.slice(CONTAINER_TYPE.length) : t);
     }

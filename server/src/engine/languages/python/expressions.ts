@@ -104,7 +104,22 @@ export abstract class ExpressionWalker extends StatementWalker {
       this.defer(scope, 'READS_CONFIG', path, node, 'constant');
     }
     // Reading `self.name` / `obj.name` calls a getter when `name` is a property.
-    if (scope.kind === 'function' && segs.length > 1) this.defer(scope, 'CALLS', path, node.childForFieldName('attribute') ?? node, 'access');
+    if (scope.kind === 'function' && segs.length > 1) {
+      this.deferReceiverReads(node, scope);
+      this.defer(scope, 'CALLS', path, node.childForFieldName('attribute') ?? node, 'access');
+    }
+  }
+
+  /**
+   * The reads inside a dotted chain: in `self.service.streams()` or `a.b.c`, `self.service` and
+   * `a.b` call getters too when they are properties.
+   */
+  protected deferReceiverReads(chain: Node, scope: Scope): void {
+    for (let obj = chain.childForFieldName('object'); obj?.type === 'attribute'; obj = obj.childForFieldName('object')) {
+      const path = dotted(obj, this.source);
+      const at = obj.childForFieldName('attribute');
+      if (path && at) this.defer(scope, 'CALLS', path, at, 'access');
+    }
   }
 
   protected subscript(node: Node, scope: Scope): void {
@@ -149,6 +164,7 @@ export abstract class ExpressionWalker extends StatementWalker {
           if (method === 'get' && SETTINGS_NAMES.has(objLast) && literal !== null) this.config(scope, 'settings', `${objLast}.${literal}`, node);
           if (MUTATORS.has(method)) this.containerMutation(fn.childForFieldName('object')!, node, scope);
         }
+        if (fn.type === 'attribute' && scope.kind === 'function') this.deferReceiverReads(fn, scope);
         this.defer(scope, 'CALLS', path, nameNode);
         if (args) this.pending[this.pending.length - 1].args = args;
         return;

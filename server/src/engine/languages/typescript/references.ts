@@ -143,7 +143,8 @@ export abstract class References extends ModuleRefs {
     const p = n.parent;
     if (!p) return;
     if ((p.type === 'call_expression' && p.childForFieldName('function')?.id === n.id) || (p.type === 'assignment_expression' && p.childForFieldName('left')?.id === n.id)) return;
-    if (p.type === 'augmented_assignment_expression' || p.type === 'update_expression' || p.type === 'member_expression' && p.parent?.type === 'call_expression' && p.parent.childForFieldName('function')?.id === p.id) return;
+    // (`this.store.insert()` reads `this.store`: a getter call when `store` is one.)
+    if (p.type === 'augmented_assignment_expression' || p.type === 'update_expression') return;
     const obj = n.childForFieldName('object');
     const prop = n.childForFieldName('property');
     if (!obj || !prop) return;
