@@ -283,9 +283,9 @@ export class TsExtractor extends References {
     if (nameNode.type !== 'identifier') {
       if (scope.kind !== 'function') return;
       // `const { gen, it } = cxt` with `cxt` of known type: each name is that type's member.
-      const whole = nameNode.type === 'object_pattern' ? (typeOf(n.childForFieldName('type')) ?? (value?.type === 'identifier' ? this.st.local(value.text) : valueType(value))) : null;
+      const whole = nameNode.type === 'object_pattern' ? (typeOf(n.childForFieldName('type')) ?? this.exprType(value)) : null;
       for (const id of nameNode.descendantsOfType(['identifier', 'shorthand_property_identifier_pattern'])) {
-        if (id) scope.locals.set(id.text, whole && id.type === 'shorthand_property_identifier_pattern' && id.parent?.id === nameNode.id ? `${whole}.${id.text}` : null);
+        if (id) scope.locals.set(id.text, whole && id.type === 'shorthand_property_identifier_pattern' && id.parent?.id === nameNode.id ? `${whole}().${id.text}` : null);
       }
       return;
     }
@@ -298,7 +298,8 @@ export class TsExtractor extends References {
       this.classLike(value, 'class', name);
       return;
     }
-    const type = typeOf(n.childForFieldName('type')) ?? valueType(value);
+    // (At module level a member read is often an alias of a class or function, not a value of it.)
+    const type = typeOf(n.childForFieldName('type')) ?? (scope.kind === 'function' ? this.exprType(value) : valueType(value));
     if (scope.kind === 'function') {
       scope.locals.set(name, type);
       return;

@@ -8,7 +8,7 @@ import type { ExtractedEntity, RawRef } from '../types';
 import { BUILTINS, CONFIG_FILE, MUTATORS } from './names';
 import { ModuleRefs } from './modules';
 import { span, type Scope } from './scopes';
-import { FUNCTION_VALUES, memberName, pathOf, signatureOf, stringValue, valueType } from './syntax';
+import { FUNCTION_VALUES, memberName, pathOf, signatureOf, stringValue, typeOf, valueType } from './syntax';
 
 /** Parents under which an ALL_CAPS identifier is not a read (declarations, imports, labels). */
 const NOT_A_READ = new Set([
@@ -88,7 +88,7 @@ export abstract class References extends ModuleRefs {
       const m = memberName(fn);
       if (!m) return;
       // `make().m()`, `new C().m()`: a call on what the inner call returns, when that is known.
-      const type = this.typeOfValue(fn.childForFieldName('object'));
+      const type = this.exprType(fn.childForFieldName('object'));
       this.push('CALLS', m, n, { receiver: type ? { kind: 'typed', type } : { kind: 'expr' } });
       return;
     }
@@ -121,18 +121,54 @@ export abstract class References extends ModuleRefs {
     if (path) this.callPath(path, n);
   }
 
-  /** The type expression of a call's value as the graph resolves it here, or null. */
-  private typeOfValue(n: Node | null): string | null {
-    const t = valueType(n);
-    if (!t) return null;
-    const segs = t.split('.');
-    if (segs[0] === 'this') {
-      const c = this.st.thisClass();
-      return c && segs.length > 1 ? `${c.isStatic ? 'cls' : 'self'}.${segs.slice(1).join('.')}` : null;
+  /**
+   * The type expression of what `n` evaluates to, as the graph resolves it from this file, or
+   * null: `new C()` → `C`; a call → what it returns (`f`, `self.m` for `this.m()`, `T().m` for
+   * `x.m()` with a local `x: T`); a member read → what it holds (`self.a`, `T().a`); a typed
+   * local → its type. Locals are written as their types, so the expression means the same
+   * anywhere in the file.
+   */
+  protected exprType(n: Node | null): string | null {
+    if (!n) return null;
+    switch (n.type) {
+      case 'new_expression':
+        return valueType(n);
+      case 'await_expression':
+      case 'parenthesized_expression':
+      case 'non_null_expression':
+        return this.exprType(n.namedChild(0));
+      case 'as_expression':
+      case 'satisfies_expression':
+        return typeOf(n.namedChild(1)) ?? this.exprType(n.namedChild(0));
+      case 'call_expression': {
+        const p = pathOf(n.childForFieldName('function'));
+        // (Calling a local holds a function value: what it returns is unknown.)
+        return p && p[0] !== 'super' && (p.length > 1 || this.st.local(p[0]) === undefined) ? this.pathType(p) : null;
+      }
+      case 'member_expression': {
+        const p = pathOf(n);
+        return p && p.length > 1 && p[0] !== 'super' ? this.pathType(p) : null;
+      }
+      case 'identifier':
+        return this.st.local(n.text) ?? null;
+      default:
+        return null;
     }
-    const local = this.st.local(segs[0]);
-    if (local === undefined) return t;
-    return local && segs.length > 1 ? [local, ...segs.slice(1)].join('.') : null;
+  }
+
+  /** `this.a.m` → `self.a.m`; `x.a.m` with a local `x: T` → `T().a.m`; other names as written. */
+  private pathType(p: string[]): string | null {
+    const rest = p.slice(1).join('.');
+    if (p[0] === 'this') {
+      if (!rest) return null;
+      const c = this.st.thisClass();
+      if (c) return `${c.isStatic ? 'cls' : 'self'}.${rest}`;
+      const typed = this.thisParam();
+      return typed ? `${typed.type}().${rest}` : null;
+    }
+    const local = this.st.local(p[0]);
+    if (local === undefined) return p.join('.');
+    return local ? (rest ? `${local}().${rest}` : local) : null;
   }
 
   /**
@@ -191,12 +227,12 @@ export abstract class References extends ModuleRefs {
     else this.push('CALLS', path[path.length - 1], at, { receiver: { kind: 'expr' } });
   }
 
-  /** `return new C()`: what an unannotated function returns, as alternatives (`A|B`). */
+  /** `return new C()`, `return this.x`, `return make()`: what an unannotated function returns, as alternatives (`A|B`). */
   private returned(n: Node): void {
     const owner = this.st.owner();
     if (owner.kind !== 'function' || this.st.top !== owner) return;
-    const t = valueType(n);
-    if (!t || this.st.local(t.split('.')[0]) !== undefined) return;
+    const t = this.exprType(n);
+    if (!t) return;
     const ent = owner.ent;
     if (this.annotated.has(ent.id)) return;
     const alts = new Set(ent.returns ? ent.returns.split('|') : []);
@@ -259,7 +295,7 @@ export abstract class References extends ModuleRefs {
     }
     if (path[0] === 'this' && path.length >= 2) {
       const t = this.st.thisClass();
-      if (t && path.length === 2 && n.type === 'assignment_expression') this.memberAttr(t.cls, path[1], left, valueType(right) ?? this.st.local(right?.text ?? '') ?? null);
+      if (t && path.length === 2 && n.type === 'assignment_expression') this.memberAttr(t.cls, path[1], left, this.exprType(right));
     }
     this.mutation(path, n);
   }

@@ -10,3 +10,5 @@
 (abstract_method_signature) @def
 (property_signature) @field
 (public_field_definition) @field
+(return_statement [(as_expression) (non_null_expression)] @return)
+(arrow_function body: (as_expression) @return)
