@@ -184,15 +184,22 @@ export abstract class References extends ModuleRefs {
     const obj = n.childForFieldName('object');
     const prop = n.childForFieldName('property');
     if (!obj || !prop) return;
-    const at = prop;
-    if (obj.type === 'this') {
+    const read = (target: string, receiver: RawRef['receiver']): void => {
+      this.st.refs.push({ from: this.st.owner().ent.id, relation: 'CALLS', target, receiver, access: true, span: span(prop) });
+    };
+    if (obj.type === 'super') return read(prop.text, { kind: 'super' });
+    // Through `this` or a typed local, at any depth (`this.st.top`, `ctx.host.store`).
+    const path = pathOf(obj);
+    if (!path) return;
+    const target = [...path.slice(1), prop.text].join('.');
+    if (path[0] === 'this') {
       const t = this.st.thisClass() ?? this.thisParam();
-      if (t && 'cls' in t) this.st.refs.push({ from: this.st.owner().ent.id, relation: 'CALLS', target: prop.text, receiver: { kind: t.isStatic ? 'cls' : 'self' }, access: true, span: span(at) });
-      else if (t) this.st.refs.push({ from: this.st.owner().ent.id, relation: 'CALLS', target: prop.text, receiver: { kind: 'typed', type: t.type }, access: true, span: span(at) });
+      if (t && 'cls' in t) read(target, { kind: t.isStatic ? 'cls' : 'self' });
+      else if (t) read(target, { kind: 'typed', type: t.type });
       return;
     }
-    const local = this.st.local(obj.text);
-    if (local) this.st.refs.push({ from: this.st.owner().ent.id, relation: 'CALLS', target: prop.text, receiver: { kind: 'typed', type: local }, access: true, span: span(at) });
+    const local = this.st.local(path[0]);
+    if (local) read(target, { kind: 'typed', type: local });
   }
 
   /** The type of an explicit `this` parameter (`function f(this: Ajv)`), when `this` is no class. */

@@ -14,7 +14,7 @@
 (function_expression name: (identifier)) @def
 (arrow_function) @lambda
 (function_expression) @lambda
-(member_expression object: [(this) (identifier)] property: (property_identifier)) @access
+(member_expression object: [(this) (super) (identifier) (member_expression)] property: (property_identifier)) @access
 
 ; references
 (call_expression) @call
