@@ -12,6 +12,9 @@ import { References } from './references';
 const CLASS_VALUES = new Set(['class', 'class_expression']);
 const PRIMITIVES = new Set(['string', 'number', 'boolean', 'object', 'function', 'Function', 'Object', 'String', 'Number', 'Boolean', 'any', 'void', 'undefined', 'null', 'Array', 'Promise', 'Error', 'RegExp', 'Date', 'Buffer']);
 
+/** Array and set methods whose callback gets one element as its first argument. */
+const ELEMENT_CALLBACKS = new Set(['map', 'filter', 'forEach', 'find', 'findLast', 'findIndex', 'findLastIndex', 'some', 'every', 'flatMap']);
+
 export class TsExtractor extends References {
   run(tree: Tree, query: Query, languageId: string): FileExtraction {
     const root = tree.rootNode;
@@ -222,7 +225,22 @@ export class TsExtractor extends References {
     const scope: Scope = { ent: owner.ent, start: n.startIndex, end: n.endIndex, kind: 'function', isStatic: owner.isStatic, lexicalThis: n.type === 'arrow_function', locals: new Map(), prefix: owner.prefix };
     const params = n.childForFieldName('parameters') ?? n.childForFieldName('parameter');
     if (params) this.parameters(params, scope, owner, false);
+    this.elementParameter(n, params, scope);
     this.st.stack.push(scope);
+  }
+
+  /** `xs.map((x) => …)`, `xs.forEach(function (x) {…})`: an untyped first parameter is an element of `xs`. */
+  private elementParameter(fn: Node, params: Node | null, scope: Scope): void {
+    const args = fn.parent;
+    const call = args?.type === 'arguments' ? args.parent : null;
+    const callee = call?.type === 'call_expression' ? call.childForFieldName('function') : null;
+    if (callee?.type !== 'member_expression' || args!.namedChild(0)?.id !== fn.id) return;
+    if (!ELEMENT_CALLBACKS.has(callee.childForFieldName('property')?.text ?? '')) return;
+    const first = params?.type === 'identifier' ? params : params?.namedChildren.find((c) => c?.type === 'required_parameter' || c?.type === 'optional_parameter' || c?.type === 'identifier');
+    const name = first?.type === 'identifier' ? first : first?.childForFieldName('pattern');
+    if (!name || name.type !== 'identifier' || first?.childForFieldName?.('type') || scope.locals.get(name.text)) return;
+    const t = this.elementType(callee.childForFieldName('object'));
+    if (t) scope.locals.set(name.text, t);
   }
 
   /**

@@ -4,7 +4,7 @@
 // member is `self`, in a static member `cls`; `super` is `super`; a typed local is `typed`.
 import type { Node } from 'web-tree-sitter';
 import type { Relation } from '../../../../../protocol';
-import type { ExtractedEntity, RawRef } from '../types';
+import { CONTAINER_TYPE, ELEMENT_TYPE, type ExtractedEntity, type RawRef } from '../types';
 import { BUILTINS, CONFIG_FILE, MUTATORS } from './names';
 import { ModuleRefs } from './modules';
 import { span, type Scope } from './scopes';
@@ -46,6 +46,8 @@ export abstract class References extends ModuleRefs {
         return this.returned(n);
       case 'access':
         return this.access(n);
+      case 'forof':
+        return this.forOf(n);
       case 'jsx': {
         // `<Item />` renders (calls) the component `Item`; lower-case tags are HTML elements.
         const path = pathOf(n);
@@ -154,6 +156,24 @@ export abstract class References extends ModuleRefs {
       default:
         return null;
     }
+  }
+
+  /**
+   * The type of an element of what `n` evaluates to (`for (const x of xs)`, `xs.map((x) => …)`):
+   * `T` of a local `[]T`, else `elem:E` for the graph to read off what `E` names; null if unknown.
+   */
+  protected elementType(n: Node | null): string | null {
+    const t = this.exprType(n);
+    if (!t || t.includes('|') || t.startsWith(ELEMENT_TYPE)) return null;
+    return t.startsWith(CONTAINER_TYPE) ? t.slice(CONTAINER_TYPE.length) || null : `${ELEMENT_TYPE}${t}`;
+  }
+
+  /** `for (const x of xs)`: `x` is an element of `xs`. */
+  private forOf(n: Node): void {
+    const left = n.childForFieldName('left');
+    const scope = this.st.top;
+    if (left?.type !== 'identifier' || scope.kind !== 'function' || n.childForFieldName('operator')?.type !== 'of') return;
+    scope.locals.set(left.text, this.elementType(n.childForFieldName('right')));
   }
 
   /** `this.a.m` → `self.a.m`; `x.a.m` with a local `x: T` → `T().a.m`; other names as written. */

@@ -1,6 +1,7 @@
 // Small readers over TypeScript/JavaScript nodes: dotted paths of callees, type expressions as
 // the graph resolves them, JSDoc, one-line signatures, string literals.
 import type { Node } from 'web-tree-sitter';
+import { CONTAINER_TYPE } from '../types';
 
 /** Node types of a function value (`const f = () => …`, `x = function () {}`). */
 export const FUNCTION_VALUES: ReadonlySet<string> = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
@@ -42,6 +43,13 @@ export function memberName(n: Node | null): string | null {
 
 const NO_TYPE = new Set(['null', 'undefined', 'void', 'never']);
 const WRAPPERS = new Set(['Promise', 'PromiseLike', 'Readonly', 'Awaited', 'NonNullable']);
+/** Generic types whose elements a `for … of` or an array callback (`xs.map((x) => …)`) visits. */
+const SEQUENCES = new Set(['Array', 'ReadonlyArray', 'Set', 'ReadonlySet', 'Iterable', 'IterableIterator', 'Generator']);
+
+/** `[]T`, a container of one class (CONTAINER_TYPE), or null for other element types. */
+function elementsOf(t: string | null): string | null {
+  return t && !t.includes('|') && !t.startsWith(CONTAINER_TYPE) ? `${CONTAINER_TYPE}${t}` : null;
+}
 
 /**
  * A type node as the graph resolves it: `User`, `models.User`, `A|B` for unions, the argument
@@ -59,9 +67,15 @@ export function typeOf(n: Node | null): string | null {
       return n.text.replace(/\s+/g, '');
     case 'generic_type': {
       const name = n.childForFieldName('name');
-      if (name && WRAPPERS.has(name.text)) return typeOf(n.childForFieldName('type_arguments')?.namedChild(0) ?? null);
+      const arg = n.childForFieldName('type_arguments')?.namedChild(0) ?? null;
+      if (name && WRAPPERS.has(name.text)) return typeOf(arg);
+      if (name && SEQUENCES.has(name.text)) return elementsOf(typeOf(arg));
       return typeOf(name);
     }
+    case 'array_type':
+      return elementsOf(typeOf(n.namedChild(0)));
+    case 'readonly_type':
+      return typeOf(n.namedChild(0));
     case 'union_type': {
       const alts = n.namedChildren.map((c) => typeOf(c)).filter((t): t is string => !!t && !NO_TYPE.has(t));
       return alts.length ? [...new Set(alts)].join('|') : null;

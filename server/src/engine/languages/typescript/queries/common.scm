@@ -32,3 +32,4 @@
 (member_expression object: (member_expression object: (meta_property) property: (property_identifier) @_e) (#eq? @_e "env")) @env
 (return_statement [(new_expression) (call_expression) (member_expression) (identifier) (await_expression) (parenthesized_expression)] @return)
 (arrow_function body: [(new_expression) (call_expression) (member_expression) (await_expression)] @return)
+(for_in_statement) @forof
