@@ -90,6 +90,12 @@ export abstract class ExpressionWalker extends StatementWalker {
         this.expr(obj!.childForFieldName('arguments'), scope);
         return;
       }
+      // `current_process().authkey`: a getter call on what the call returns, when it is a property.
+      const made = a && scope.kind === 'function' && obj?.type === 'call' ? this.constructed(obj) : null;
+      if (made) {
+        this.deferTyped(scope, made, this.text(a!), a!);
+        this.pending[this.pending.length - 1].mode = 'access';
+      }
       this.expr(obj, scope);
       return;
     }

@@ -197,6 +197,11 @@ export class PythonExtractor extends ExpressionWalker {
       const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(p.scope, head);
       if (p.member !== undefined) {
         const type = this.callType(p.scope, path, p.narrow);
+        if (p.mode === 'access') {
+          // A read: a getter call only on a value of known type (see the access mode below).
+          if (type && !type.startsWith('param:')) emit(p, { ...finished(p, p.member, { kind: 'typed', type }), access: true });
+          continue;
+        }
         emit(p, finished(p, p.member, type ? { kind: 'typed', type } : { kind: 'expr' }));
         continue;
       }
