@@ -186,6 +186,33 @@ describe('incremental equals cold', () => {
     await e.close();
   });
 
+  test('calls through a module global follow its type when it changes, and through its attributes', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-globals-'));
+    dirs.push(root);
+    const g = (held: string, attr: string) =>
+      [
+        'class X:\n    def go(self):\n        return 1\n',
+        'class Y:\n    def go(self):\n        return 2\n',
+        `class App:\n    def __init__(self):\n        self.json = ${attr}()\n`,
+        `log = ${held}()\napp: App = App()\n`,
+      ].join('\n\n');
+    fs.writeFileSync(path.join(root, 'g.py'), g('X', 'X'));
+    fs.writeFileSync(path.join(root, 'u.py'), 'from g import log, app\nimport g\n\n\ndef f():\n    return log.go(), g.log.go(), app.json.go()\n');
+    const calls = (e: Engine) => e.outgoing('func:u.py:f', ['CALLS']).map((x) => x.target).sort();
+    const e = await open(root);
+    await e.indexWorkspace();
+    expect(calls(e)).toEqual(['method:g.py:X.go', 'method:g.py:X.go', 'method:g.py:X.go']);
+    fs.writeFileSync(path.join(root, 'g.py'), g('Y', 'X'));
+    await e.indexWorkspace();
+    expect(calls(e)).toEqual(['method:g.py:X.go', 'method:g.py:Y.go', 'method:g.py:Y.go']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    fs.writeFileSync(path.join(root, 'g.py'), g('Y', 'Y'));
+    await e.indexWorkspace();
+    expect(calls(e)).toEqual(['method:g.py:Y.go', 'method:g.py:Y.go', 'method:g.py:Y.go']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
   test('an edit elsewhere in a file that defines a function twice does not redo that name everywhere', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-dupes-'));
     dirs.push(root);

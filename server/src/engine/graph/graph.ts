@@ -107,6 +107,15 @@ export class Graph {
     // A class whose attribute types or property getters changed types what is reached through
     // them elsewhere (`a.repo.save()` with `a: A`, in another file, or in a subclass).
     if (!intoEmpty) for (const cls of retypedClasses(before, this.model.files.get(file))) w.retyped.add(lastSegment(cls.slice(cls.lastIndexOf(':') + 1)));
+    // A module global that holds another type, came or went: calls through it where it is imported.
+    if (!intoEmpty) {
+      const retyped = ex.entities.filter((e) => e.kind === 'global' && (!oldIds.has(e.id) || oldReturns.get(e.id) !== (e.returns ?? null))).map((e) => e.name);
+      for (const id of removedIds) if (id.startsWith('global:')) retyped.push(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+      if (retyped.length) {
+        for (const n of retyped) w.globals.add(n);
+        if (module) w.globals.add(lastSegment(module));
+      }
+    }
     if (!intoEmpty) {
       // The call sites that changed (all of a new file's), and what the old ones called.
       const calls = this.model.files.get(file)?.calls ?? [];

@@ -34,6 +34,11 @@ export interface Work {
    */
   retyped: Set<string>;
   /**
+   * Names of module globals whose type changed, came or went, and of their modules: the files
+   * importing them resolve again (`log.go()` after `log = X()` became `log = Y()`).
+   */
+  globals: Set<string>;
+  /**
    * Files that appeared or went (path → module name): imports that name their module, and for
    * a package's own module, everything inside the package, may bind differently now.
    */
@@ -53,7 +58,7 @@ export interface Work {
 }
 
 export function newWork(): Work {
-  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), retyped: new Set(), files: new Map(), layouts: new Set(), sites: [], calleeIds: new Set() };
+  return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), retyped: new Set(), globals: new Set(), files: new Map(), layouts: new Set(), sites: [], calleeIds: new Set() };
 }
 
 export class Invalidation {
@@ -93,11 +98,15 @@ export class Invalidation {
         for (const path of this.filesImporting(moved)) for (const r of this.store.refsOfFile(path)) add(r);
       }
       const typedNames = new Set(names);
+      const globals = new Set(w.globals);
       if (w.retyped.size) {
         const below = this.subclassNames(w.retyped);
         for (const n of below) typedNames.add(n);
         for (const path of this.filesDefiningClasses(below)) for (const r of this.store.refsOfFile(path)) add(r);
+        // Globals holding such a class (`current_app: Flask`): calls through them elsewhere.
+        for (const n of this.globalsTyped(below)) globals.add(n);
       }
+      for (const name of globals) for (const path of this.store.pathsImportingName(name)) for (const r of this.store.refsOfFile(path)) add(r);
       if (w.sites.length || w.calleeIds.size) {
         // Parameters typed by their callers: the references typed through a parameter of a
         // function whose call sites changed (every reference of its file when an attribute
@@ -200,6 +209,18 @@ export class Invalidation {
     const out = new Set(names);
     const todo = [...names];
     while (todo.length) for (const sub of byBase.get(todo.pop()!) ?? []) if (!out.has(sub)) out.add(sub), todo.push(sub);
+    return out;
+  }
+
+  /** Names of the module globals whose recorded type mentions one of `classes`, and of their modules. */
+  private globalsTyped(classes: Set<string>): Set<string> {
+    const out = new Set<string>();
+    for (const e of this.model.byId.values()) {
+      if (e.kind !== 'global' || !e.returns || !e.returns.match(/\w+/g)?.some((w) => classes.has(w))) continue;
+      out.add(e.name);
+      const module = this.model.files.get(e.file)?.module;
+      if (module) out.add(lastSegment(module));
+    }
     return out;
   }
 

@@ -501,6 +501,13 @@ export class NameLookup {
       const m = cls ? this.member(cls, name, () => true) : undefined;
       return m ? [m] : [];
     }
+    if (e.kind === 'attr' && e.parent) {
+      // An instance held by an attribute of one (`current_app.json.dumps` through `Flask.json`).
+      const owner = this.model.byId.get(e.parent);
+      const cls = owner ? this.attrClass(owner, e.name) : undefined;
+      const m = cls ? this.member(cls, name, () => true) : undefined;
+      return m ? [m] : [];
+    }
     if (e.kind !== 'module') return [];
     const fs = this.model.files.get(e.file);
     if (!fs) return [];

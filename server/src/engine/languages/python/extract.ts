@@ -159,6 +159,8 @@ export class PythonExtractor extends ExpressionWalker {
     const seenReads = new Set<string>();
     // Names this file binds itself (a builtin shadowed by a def or an import is a call to it).
     const ownNames = new Set<string>([...this.entities.map((e) => e.name), ...this.members.map((e) => e.name), ...this.imports.map((b) => b.local ?? '*')]);
+    // Names bound by `from m import x` (not modules, not classes by their look): what they hold may have properties.
+    const importedMembers = new Set(this.imports.filter((b) => b.local && b.member && b.member !== '*' && /^_?[a-z]/.test(b.local)).map((b) => b.local!));
     if (ownNames.has('*')) for (const b of BUILTINS) ownNames.add(b);
     // Built field by field, in the order refs were always written in (their JSON is compared).
     const finished = (p: Pending, target: string, receiver?: Receiver): RawRef => {
@@ -226,6 +228,10 @@ export class PythonExtractor extends ExpressionWalker {
           // common to keep a reference for each on the chance of a property.)
           const type = this.canonicalType(p.scope, b.type);
           if (type) r = finished(p, rest, { kind: 'typed', type });
+        } else if (b.kind === 'name' && rest && importedMembers.has(head)) {
+          // An object imported from another module (`from .globals import request`): its
+          // type is recorded there (`request: Request = LocalProxy(…)`).
+          r = finished(p, path);
         }
         if (r) {
           r.access = true;
