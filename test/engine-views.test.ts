@@ -53,8 +53,8 @@ describe('skeleton', () => {
     expect(rename.sourceLine).toBe(16);
   });
 
-  test('the imports line says a re-export `X as X` as `X`, and keeps a real alias', () => {
-    ws.write('shop/api.py', 'from .models import User as User, Order as Orders\nimport json as json\n');
+  test('the imports line says a re-export `X as X` as `X`, keeps a real alias, and leaves out `__future__`', () => {
+    ws.write('shop/api.py', 'from __future__ import annotations\nfrom .models import User as User, Order as Orders\nimport json as json\n');
     expect(ws.engine.skeleton('shop/api.py').text).toBe('# imports: .models.{User, Order as Orders}, json\n');
     fs.rmSync(path.join(ws.root, 'shop/api.py'));
   });

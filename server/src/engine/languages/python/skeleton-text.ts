@@ -145,13 +145,11 @@ export class ImportSummary {
       }
       return;
     }
-    let module: string;
-    if (stmt.type === 'future_import_statement') module = '__future__';
-    else {
-      const m = stmt.childForFieldName('module_name');
-      if (!m) return;
-      module = joinLine([m], source);
-    }
+    // `from __future__ import annotations` switches on a language feature: no dependency to list.
+    if (stmt.type === 'future_import_statement') return;
+    const m = stmt.childForFieldName('module_name');
+    if (!m) return;
+    const module = joinLine([m], source);
     const names = stmt.childrenForFieldName('name').map((n) => importedName(n, source));
     if (stmt.namedChildren.some((c) => c.type === 'wildcard_import')) names.push('*');
     const key = `from ${module}`;
