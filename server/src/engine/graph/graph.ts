@@ -109,10 +109,10 @@ export class Graph {
     if (!intoEmpty) for (const cls of retypedClasses(before, this.model.files.get(file))) w.retyped.add(lastSegment(cls.slice(cls.lastIndexOf(':') + 1)));
     // A module global that holds another type, came or went: calls through it where it is imported.
     if (!intoEmpty) {
-      const retyped = ex.entities.filter((e) => e.kind === 'global' && (!oldIds.has(e.id) || oldReturns.get(e.id) !== (e.returns ?? null))).map((e) => e.name);
-      for (const id of removedIds) if (id.startsWith('global:')) retyped.push(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
-      if (retyped.length) {
-        for (const n of retyped) w.globals.add(n);
+      const moved = ex.entities.filter((e) => e.kind === 'global' && (!oldIds.has(e.id) || oldReturns.get(e.id) !== (e.returns ?? null))).map((e) => e.name);
+      for (const id of removedIds) if (id.startsWith('global:')) moved.push(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+      if (moved.length) {
+        for (const n of moved) w.globals.add(n);
         if (module) w.globals.add(lastSegment(module));
       }
     }
