@@ -50,7 +50,14 @@ export interface Section {
   refs: RawRef[];
   attrTypes: AttrType[];
   callArgs: CallArgs[];
+  globalTypes: GlobalType[];
   reusable: boolean;
+}
+
+/** A type assigned to a module global inside a function that declares it `global`. */
+export interface GlobalType {
+  name: string;
+  type: string;
 }
 
 /**
@@ -82,6 +89,9 @@ export abstract class ExtractorBase {
   protected readonly callArgs: CallArgs[] = [];
   /** Attribute types recorded in this walk, with the scope their type expression is written in. */
   protected readonly attrScopes: Array<{ a: AttrType; scope: Scope }> = [];
+  /** `global x; x = Client()` in functions: typed at the end of the file, like attribute types. */
+  protected readonly globalTypes: GlobalType[] = [];
+  protected readonly globalScopes: Array<{ g: GlobalType; scope: Scope }> = [];
   protected readonly pending: Pending[] = [];
   protected readonly idCounts = new Map<string, number>();
   protected readonly memberIds = new Map<string, ExtractedEntity>();
@@ -240,6 +250,12 @@ export abstract class ExtractorBase {
     const a: AttrType = { cls, attr, type };
     this.attrTypes.push(a);
     this.attrScopes.push({ a, scope });
+  }
+
+  protected globalType(scope: Scope, name: string, type: string): void {
+    const g: GlobalType = { name, type };
+    this.globalTypes.push(g);
+    this.globalScopes.push({ g, scope });
   }
 
   protected config(scope: Scope, kind: 'env' | 'settings' | 'file', target: string, at: Node): void {

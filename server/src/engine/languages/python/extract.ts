@@ -80,6 +80,7 @@ export class PythonExtractor extends ExpressionWalker {
       else this.walkSection(whole(node), this.source.slice(node.startIndex, node.endIndex));
     }
     this.finish();
+    this.typeGlobals();
     if (this.reuse) {
       const sections = new Map<string, Section>();
       for (const sec of this.sections) sections.set(sec.text, sec);
@@ -100,6 +101,21 @@ export class PythonExtractor extends ExpressionWalker {
     };
   }
 
+  /**
+   * A module global assigned in functions that declare it `global` (a lazy singleton:
+   * `_client = None`, then `global _client; _client = Client()`) holds what they assign, as
+   * alternatives after its own module-level type; one that aliases another name keeps the alias.
+   */
+  protected typeGlobals(): void {
+    for (const { name, type } of this.globalTypes) {
+      const g = this.memberIds.get(entityId('global', this.file, name));
+      if (!type || !g || g.alias) continue;
+      const alts = new Set(g.returns ? g.returns.split('|') : []);
+      alts.add(type);
+      if (alts.size <= 3) g.returns = [...alts].join('|');
+    }
+  }
+
   /** The name a top-level definition binds (asked of a copy, or of a real node when it is shallow). */
   protected defName(node: Named): string {
     const def = node.type === 'decorated_definition' ? node.childForFieldName('definition') : node;
@@ -108,8 +124,8 @@ export class PythonExtractor extends ExpressionWalker {
   }
 
   protected walkSection(node: Node, text: string): void {
-    const sec: Section = { text, row: node.startPosition.row, column: node.startPosition.column, entities: [], members: [], refs: [], attrTypes: [], callArgs: [], reusable: true };
-    const marks = { e: this.entities.length, m: this.members.length, r: this.refs.length, a: this.attrTypes.length, i: this.imports.length };
+    const sec: Section = { text, row: node.startPosition.row, column: node.startPosition.column, entities: [], members: [], refs: [], attrTypes: [], callArgs: [], globalTypes: [], reusable: true };
+    const marks = { e: this.entities.length, m: this.members.length, r: this.refs.length, a: this.attrTypes.length, g: this.globalTypes.length, i: this.imports.length };
     this.section = this.sections.length;
     this.sections.push(sec);
     this.statement(node, this.module);
@@ -118,6 +134,7 @@ export class PythonExtractor extends ExpressionWalker {
     sec.members = this.members.slice(marks.m);
     sec.refs = this.refs.slice(marks.r);
     sec.attrTypes = this.attrTypes.slice(marks.a);
+    sec.globalTypes = this.globalTypes.slice(marks.g);
     // Imports inside a definition change the module's aliases: never replay those blindly.
     sec.reusable = this.imports.length === marks.i && !sec.entities.some((e) => e.id.includes('#'));
   }
@@ -136,7 +153,7 @@ export class PythonExtractor extends ExpressionWalker {
       if (delta) c.nameSpan = shift(e.nameSpan, delta);
       return c;
     };
-    const sec: Section = { ...old, row: old.row + delta, entities: [], members: [], refs: [], attrTypes: old.attrTypes, callArgs: old.callArgs };
+    const sec: Section = { ...old, row: old.row + delta, entities: [], members: [], refs: [], attrTypes: old.attrTypes, callArgs: old.callArgs, globalTypes: old.globalTypes };
     sec.entities = old.entities.map(moveEntity);
     sec.members = old.members.map(moveEntity);
     sec.refs = old.refs.map(move);
@@ -147,6 +164,7 @@ export class PythonExtractor extends ExpressionWalker {
     this.refs.push(...sec.refs);
     this.attrTypes.push(...sec.attrTypes);
     this.callArgs.push(...sec.callArgs);
+    this.globalTypes.push(...sec.globalTypes);
     this.sections.push(sec);
   }
 
@@ -276,6 +294,7 @@ export class PythonExtractor extends ExpressionWalker {
     // three alternatives, and an element type, often of an unannotated list, took the place
     // of one that names a class (the stdlib's turtle lost `TurtleScreen`).
     for (const { a, scope } of this.attrScopes) a.type = withoutElements(scope.kind === 'function' ? this.canonicalType(scope, a.type) : a.type) ?? '';
+    for (const { g, scope } of this.globalScopes) g.type = withoutElements(this.canonicalType(scope, g.type)) ?? '';
     for (const s of this.scopes) {
       if (s.kind === 'function' && !s.ent.returns && s.returns.length) {
         // Every type we can tell, as alternatives (`A|B`): the graph takes the first that

@@ -204,6 +204,7 @@ export abstract class StatementWalker extends DefinitionWalker {
           if (type) this.attrType(scope, scope.ent.id, name, type);
         } else if (scope.globals.has(name)) {
           this.defer(scope, 'MUTATES', name, t, 'globalOnly');
+          if (type) this.globalType(scope, name, type);
         } else {
           if (!inPlace) scope.locals.add(name);
           setType(scope, name, type);
