@@ -3,7 +3,7 @@
 // a reference made from the innermost scope. No walk over every node: issue 16 measured a query
 // pass at well under half the cost of a node walk through the WASM API.
 import type { Language, Node, Query, Tree } from 'web-tree-sitter';
-import type { CodeKind, ExtractedEntity, FileExtraction } from '../types';
+import { CONTAINER_TYPE, type CodeKind, type ExtractedEntity, type FileExtraction } from '../types';
 import { moduleName, selfSpecifier, MODULE_VALUE, BUILTINS } from './names';
 import { MAX_BODY_WORDS, span, type Scope } from './scopes';
 import { bodyWords, FUNCTION_VALUES, jsdocOf, signatureOf, typeOf, valueType } from './syntax';
@@ -229,18 +229,23 @@ export class TsExtractor extends References {
     this.st.stack.push(scope);
   }
 
-  /** `xs.map((x) => …)`, `xs.forEach(function (x) {…})`: an untyped first parameter is an element of `xs`. */
+  /**
+   * `xs.map((x) => …)`, `xs.forEach(function (x) {…})`: an untyped first parameter is an element
+   * of `xs`; in `p.then((v) => …)`, what `p` resolves to (a local's type has its `Promise` off).
+   */
   private elementParameter(fn: Node, params: Node | null, scope: Scope): void {
     const args = fn.parent;
     const call = args?.type === 'arguments' ? args.parent : null;
     const callee = call?.type === 'call_expression' ? call.childForFieldName('function') : null;
     if (callee?.type !== 'member_expression' || args!.namedChild(0)?.id !== fn.id) return;
-    if (!ELEMENT_CALLBACKS.has(callee.childForFieldName('property')?.text ?? '')) return;
+    const method = callee.childForFieldName('property')?.text ?? '';
+    if (method !== 'then' && !ELEMENT_CALLBACKS.has(method)) return;
     const first = params?.type === 'identifier' ? params : params?.namedChildren.find((c) => c?.type === 'required_parameter' || c?.type === 'optional_parameter' || c?.type === 'identifier');
     const name = first?.type === 'identifier' ? first : first?.childForFieldName('pattern');
     if (!name || name.type !== 'identifier' || first?.childForFieldName?.('type') || scope.locals.get(name.text)) return;
-    const t = this.elementType(callee.childForFieldName('object'));
-    if (t) scope.locals.set(name.text, t);
+    const object = callee.childForFieldName('object');
+    const t = method === 'then' ? this.exprType(object) : this.elementType(object);
+    if (t && !t.startsWith(CONTAINER_TYPE)) scope.locals.set(name.text, t);
   }
 
   /**
