@@ -242,10 +242,17 @@ export class TsExtractor extends References {
     if (method !== 'then' && !ELEMENT_CALLBACKS.has(method)) return;
     const first = params?.type === 'identifier' ? params : params?.namedChildren.find((c) => c?.type === 'required_parameter' || c?.type === 'optional_parameter' || c?.type === 'identifier');
     const name = first?.type === 'identifier' ? first : first?.childForFieldName('pattern');
-    if (!name || name.type !== 'identifier' || first?.childForFieldName?.('type') || scope.locals.get(name.text)) return;
+    if (!name || first?.childForFieldName?.('type')) return;
     const object = callee.childForFieldName('object');
     const t = method === 'then' ? this.exprType(object) : this.elementType(object);
-    if (t && !t.startsWith(CONTAINER_TYPE)) scope.locals.set(name.text, t);
+    if (!t || t.startsWith(CONTAINER_TYPE)) return;
+    if (name.type === 'identifier') {
+      if (!scope.locals.get(name.text)) scope.locals.set(name.text, t);
+      return;
+    }
+    // `parts.some(({ ws, s }) => …)`: each name is that member of the element.
+    if (name.type !== 'object_pattern') return;
+    for (const c of name.namedChildren) if (c?.type === 'shorthand_property_identifier_pattern' && !scope.locals.get(c.text)) scope.locals.set(c.text, `${t}().${c.text}`);
   }
 
   /**
