@@ -2,7 +2,7 @@
 // plus one documented file written here. Budgets cut by usefulness and say what they dropped.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { TraceResult } from '../protocol';
-import { tokensOf } from '../server/src/engine/budget/measure';
+import { finish, tokensOf } from '../server/src/engine/budget/measure';
 import { openWorkspace, type TestWorkspace } from './helpers/workspace';
 
 const DOCUMENTED = [
@@ -97,6 +97,18 @@ describe('trace under a budget', () => {
       expect(tokensOf(t)).toBeLessThanOrEqual(budget);
     }
     expect(last).toBe(full.length);
+  });
+
+  test('the count an answer reports is its count with that number in it (1000 costs a token more than 0)', () => {
+    // An answer that counts exactly 1,000 tokens while its `tokens` field still says 0.
+    const answer = (k: number) => ({ text: 'word '.repeat(k), truncated: { maxTokens: 1000, tokens: 0, dropped: {}, note: '' } });
+    let k = 900;
+    while (tokensOf(answer(k)) < 1000) k++;
+    const a = answer(k);
+    expect(tokensOf(a)).toBe(1000);
+    finish(a);
+    expect(a.truncated.tokens).toBe(tokensOf(a));
+    expect(a.truncated.tokens).toBe(1001);
   });
 
   test('a budget below the minimum is a clear error', () => {

@@ -24,8 +24,17 @@ export function truncation(maxTokens: number, dropped: Record<string, number>, n
   return { maxTokens, tokens: 0, dropped, note };
 }
 
-/** Fills in `truncated.tokens` once the answer is final. */
+/**
+ * Fills in `truncated.tokens` once the answer is final: the count of the answer with that very
+ * number in it (writing `1000` where `0` stood costs a token more).
+ */
 export function finish<T extends { truncated?: Truncation }>(answer: T): T {
-  if (answer.truncated) answer.truncated.tokens = tokensOf(answer);
+  const t = answer.truncated;
+  if (!t) return answer;
+  for (let i = 0; i < 3; i++) {
+    const n = tokensOf(answer);
+    if (n === t.tokens) break;
+    t.tokens = n;
+  }
   return answer;
 }

@@ -4,7 +4,7 @@ export const SCHEMA_VERSION = 8; // 6: edges.dispatch; 7: call_args (both branch
 // Bump ANALYSIS_VERSION for any change of what extraction or resolution make of the same files
 // (entities, references, edges): an index made by another version is rebuilt, rather than left
 // answering with the old analysis for every file that has not changed since.
-export const ANALYSIS_VERSION = 4; // 1: first recorded (indexes without it predate it: rebuilt); 2: container types ([]T, elem:E) and MROs not cached when cut; 3: module files in path order, one module written several ways (x.py + x.pyi, x.ts + x.js + x.d.ts) is the file the importer means, a method wins over an attribute of its name; 4: a dual build (x.js + x.mjs + x.cjs) is the importer's module family; TS `readonly`/`override` constructor parameters are fields, a property getter's return type types the calls through it
+export const ANALYSIS_VERSION = 4; // 1: first recorded (indexes without it predate it: rebuilt); 2: container types ([]T, elem:E) and MROs not cached when cut; 3: module files in path order, one module written several ways (x.py + x.pyi, x.ts + x.js + x.d.ts) is the file the importer means, a method wins over an attribute of its name; 4: a dual build (x.js + x.mjs + x.cjs) is the importer's module family, getters are called inside chains, on call results and through imported objects and type what is reached through them, TS locals, attributes, returns and elements are typed by their values, `readonly`/`override` constructor parameters are fields, a global assigned under `global` holds what is assigned
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
