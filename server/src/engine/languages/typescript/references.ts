@@ -10,6 +10,9 @@ import { ModuleRefs } from './modules';
 import { span, type Scope } from './scopes';
 import { FUNCTION_VALUES, memberName, pathOf, signatureOf, stringValue, typeOf, valueType } from './syntax';
 
+/** Methods of arrays, sets and maps that give one element. */
+const CONTAINER_METHODS = new Set(['get', 'at', 'find', 'findLast', 'pop', 'shift']);
+
 /** Parents under which an ALL_CAPS identifier is not a read (declarations, imports, labels). */
 const NOT_A_READ = new Set([
   'variable_declarator', 'import_specifier', 'export_specifier', 'namespace_import', 'import_clause', 'formal_parameters',
@@ -143,9 +146,11 @@ export abstract class References extends ModuleRefs {
       case 'satisfies_expression':
         return typeOf(n.namedChild(1)) ?? this.exprType(n.namedChild(0));
       case 'call_expression': {
-        const p = pathOf(n.childForFieldName('function'));
+        const fn = n.childForFieldName('function');
+        const p = pathOf(fn);
         // (Calling a local holds a function value: what it returns is unknown.)
-        return p && p[0] !== 'super' && (p.length > 1 || this.st.local(p[0]) === undefined) ? this.pathType(p) : null;
+        const t = p && p[0] !== 'super' && (p.length > 1 || this.st.local(p[0]) === undefined) ? this.pathType(p) : null;
+        return fn?.type === 'member_expression' ? this.containerCall(fn, t) : t;
       }
       case 'member_expression': {
         const p = pathOf(n);
@@ -163,9 +168,35 @@ export abstract class References extends ModuleRefs {
    * `T` of a local `[]T`, else `elem:E` for the graph to read off what `E` names; null if unknown.
    */
   protected elementType(n: Node | null): string | null {
-    const t = this.exprType(n);
+    // `m.values()`: the elements of `m` (a map's values), or of what a `values` method returns.
+    const fn = n?.type === 'call_expression' ? n.childForFieldName('function') : null;
+    if (fn?.type === 'member_expression' && fn.childForFieldName('property')?.text === 'values') {
+      const own = this.elementType(fn.childForFieldName('object'));
+      if (own && !own.startsWith(ELEMENT_TYPE)) return own;
+      const returned = this.elementOf(this.exprType(n));
+      return own && returned ? `${own}|${returned}` : (own ?? returned);
+    }
+    return this.elementOf(this.exprType(n));
+  }
+
+  /** An element of a value of type `t`: `T` of `[]T`, else `elem:t` for the graph to read off. */
+  private elementOf(t: string | null): string | null {
     if (!t || t.includes('|') || t.startsWith(ELEMENT_TYPE)) return null;
     return t.startsWith(CONTAINER_TYPE) ? t.slice(CONTAINER_TYPE.length) || null : `${ELEMENT_TYPE}${t}`;
+  }
+
+  /**
+   * `xs.get(k)`, `xs.at(i)`, `xs.find(…)`, `xs.pop()`: an element of `xs` when it is a container
+   * (a map's value), else what the method returns (`t`): both, as alternatives, when it is not
+   * known here which (an attribute's type is recorded elsewhere).
+   */
+  private containerCall(fn: Node, t: string | null): string | null {
+    if (!CONTAINER_METHODS.has(fn.childForFieldName('property')?.text ?? '')) return t;
+    const object = fn.childForFieldName('object');
+    const whole = this.exprType(object);
+    if (whole?.startsWith(CONTAINER_TYPE)) return whole.slice(CONTAINER_TYPE.length) || null;
+    const element = this.elementType(object);
+    return element && t ? `${element}|${t}` : (element ?? t);
   }
 
   /** `for (const x of xs)`: `x` is an element of `xs`. */

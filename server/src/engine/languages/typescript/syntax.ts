@@ -46,6 +46,21 @@ const WRAPPERS = new Set(['Promise', 'PromiseLike', 'Readonly', 'Awaited', 'NonN
 /** Generic types whose elements a `for … of` or an array callback (`xs.map((x) => …)`) visits. */
 const SEQUENCES = new Set(['Array', 'ReadonlyArray', 'Set', 'ReadonlySet', 'Iterable', 'IterableIterator', 'Generator']);
 
+/** Generic maps: their values are what `get` returns and `values()` or `forEach` visit (`[]V`). */
+const MAPS = new Set(['Map', 'ReadonlyMap', 'WeakMap']);
+
+/**
+ * The container type of `new Map<K, V>()`, `new Set<T>()`, `new Array<T>()` (`[]V`, `[]T`), or
+ * null for any other construction.
+ */
+export function constructedContainer(n: Node): string | null {
+  const name = n.childForFieldName('constructor')?.text ?? '';
+  const args = n.childForFieldName('type_arguments');
+  if (!args) return null;
+  if (MAPS.has(name)) return elementsOf(typeOf(args.namedChild(1)));
+  return SEQUENCES.has(name) ? elementsOf(typeOf(args.namedChild(0))) : null;
+}
+
 /** `[]T`, a container of one class (CONTAINER_TYPE), or null for other element types. */
 function elementsOf(t: string | null): string | null {
   return t && !t.includes('|') && !t.startsWith(CONTAINER_TYPE) ? `${CONTAINER_TYPE}${t}` : null;
@@ -70,6 +85,7 @@ export function typeOf(n: Node | null): string | null {
       const arg = n.childForFieldName('type_arguments')?.namedChild(0) ?? null;
       if (name && WRAPPERS.has(name.text)) return typeOf(arg);
       if (name && SEQUENCES.has(name.text)) return elementsOf(typeOf(arg));
+      if (name && MAPS.has(name.text)) return elementsOf(typeOf(n.childForFieldName('type_arguments')?.namedChild(1) ?? null));
       return typeOf(name);
     }
     case 'array_type':
@@ -85,11 +101,13 @@ export function typeOf(n: Node | null): string | null {
   }
 }
 
-/** The type expression of what an initialiser yields: `new C()` → `C`, `f()` → `f`, `await f()`. */
+/** The type expression of what an initialiser yields: `new C()` → `C`, `new Map<K, V>()` → `[]V`, `f()` → `f`, `await f()`. */
 export function valueType(n: Node | null): string | null {
   if (!n) return null;
   switch (n.type) {
     case 'new_expression': {
+      const container = constructedContainer(n);
+      if (container) return container;
       const p = pathOf(n.childForFieldName('constructor'));
       return p ? p.join('.') : null;
     }
