@@ -3,7 +3,7 @@
 // a reference made from the innermost scope. No walk over every node: issue 16 measured a query
 // pass at well under half the cost of a node walk through the WASM API.
 import type { Language, Node, Query, Tree } from 'web-tree-sitter';
-import { CONTAINER_TYPE, type CodeKind, type ExtractedEntity, type FileExtraction } from '../types';
+import type { CodeKind, ExtractedEntity, FileExtraction } from '../types';
 import { moduleName, selfSpecifier, MODULE_VALUE, BUILTINS } from './names';
 import { MAX_BODY_WORDS, span, type Scope } from './scopes';
 import { bodyWords, FUNCTION_VALUES, jsdocOf, signatureOf, typeOf, valueType } from './syntax';
@@ -11,9 +11,6 @@ import { References } from './references';
 
 const CLASS_VALUES = new Set(['class', 'class_expression']);
 const PRIMITIVES = new Set(['string', 'number', 'boolean', 'object', 'function', 'Function', 'Object', 'String', 'Number', 'Boolean', 'any', 'void', 'undefined', 'null', 'Array', 'Promise', 'Error', 'RegExp', 'Date', 'Buffer']);
-
-/** Array and set methods whose callback gets one element as its first argument. */
-const ELEMENT_CALLBACKS = new Set(['map', 'filter', 'forEach', 'find', 'findLast', 'findIndex', 'findLastIndex', 'some', 'every', 'flatMap']);
 
 export class TsExtractor extends References {
   run(tree: Tree, query: Query, languageId: string): FileExtraction {
@@ -225,34 +222,8 @@ export class TsExtractor extends References {
     const scope: Scope = { ent: owner.ent, start: n.startIndex, end: n.endIndex, kind: 'function', isStatic: owner.isStatic, lexicalThis: n.type === 'arrow_function', locals: new Map(), prefix: owner.prefix };
     const params = n.childForFieldName('parameters') ?? n.childForFieldName('parameter');
     if (params) this.parameters(params, scope, owner, false);
-    this.elementParameter(n, params, scope);
+    this.types.callbackParameter(n, params, scope);
     this.st.stack.push(scope);
-  }
-
-  /**
-   * `xs.map((x) => …)`, `xs.forEach(function (x) {…})`: an untyped first parameter is an element
-   * of `xs`; in `p.then((v) => …)`, what `p` resolves to (a local's type has its `Promise` off).
-   */
-  private elementParameter(fn: Node, params: Node | null, scope: Scope): void {
-    const args = fn.parent;
-    const call = args?.type === 'arguments' ? args.parent : null;
-    const callee = call?.type === 'call_expression' ? call.childForFieldName('function') : null;
-    if (callee?.type !== 'member_expression' || args!.namedChild(0)?.id !== fn.id) return;
-    const method = callee.childForFieldName('property')?.text ?? '';
-    if (method !== 'then' && !ELEMENT_CALLBACKS.has(method)) return;
-    const first = params?.type === 'identifier' ? params : params?.namedChildren.find((c) => c?.type === 'required_parameter' || c?.type === 'optional_parameter' || c?.type === 'identifier');
-    const name = first?.type === 'identifier' ? first : first?.childForFieldName('pattern');
-    if (!name || first?.childForFieldName?.('type')) return;
-    const object = callee.childForFieldName('object');
-    const t = method === 'then' ? this.exprType(object) : this.elementType(object);
-    if (!t || t.startsWith(CONTAINER_TYPE)) return;
-    if (name.type === 'identifier') {
-      if (!scope.locals.get(name.text)) scope.locals.set(name.text, t);
-      return;
-    }
-    // `parts.some(({ ws, s }) => …)`: each name is that member of the element.
-    if (name.type !== 'object_pattern') return;
-    for (const c of name.namedChildren) if (c?.type === 'shorthand_property_identifier_pattern' && !scope.locals.get(c.text)) scope.locals.set(c.text, `${t}().${c.text}`);
   }
 
   /**
@@ -313,7 +284,7 @@ export class TsExtractor extends References {
     if (nameNode.type !== 'identifier') {
       if (scope.kind !== 'function') return;
       // `const { gen, it } = cxt` with `cxt` of known type: each name is that type's member.
-      const whole = nameNode.type === 'object_pattern' ? (typeOf(n.childForFieldName('type')) ?? this.exprType(value)) : null;
+      const whole = nameNode.type === 'object_pattern' ? (typeOf(n.childForFieldName('type')) ?? this.types.exprType(value)) : null;
       for (const id of nameNode.descendantsOfType(['identifier', 'shorthand_property_identifier_pattern'])) {
         if (id) scope.locals.set(id.text, whole && id.type === 'shorthand_property_identifier_pattern' && id.parent?.id === nameNode.id ? `${whole}().${id.text}` : null);
       }
@@ -329,7 +300,7 @@ export class TsExtractor extends References {
       return;
     }
     // (At module level a member read is often an alias of a class or function, not a value of it.)
-    const type = typeOf(n.childForFieldName('type')) ?? (scope.kind === 'function' ? this.exprType(value) : valueType(value));
+    const type = typeOf(n.childForFieldName('type')) ?? (scope.kind === 'function' ? this.types.exprType(value) : valueType(value));
     if (scope.kind === 'function') {
       scope.locals.set(name, type);
       return;

@@ -4,14 +4,12 @@
 // member is `self`, in a static member `cls`; `super` is `super`; a typed local is `typed`.
 import type { Node } from 'web-tree-sitter';
 import type { Relation } from '../../../../../protocol';
-import { CONTAINER_TYPE, ELEMENT_TYPE, type ExtractedEntity, type RawRef } from '../types';
+import type { ExtractedEntity, RawRef } from '../types';
 import { BUILTINS, CONFIG_FILE, MUTATORS } from './names';
 import { ModuleRefs } from './modules';
 import { span, type Scope } from './scopes';
-import { FUNCTION_VALUES, memberName, pathOf, signatureOf, stringValue, typeOf, valueType } from './syntax';
-
-/** Methods of arrays, sets and maps that give one element. */
-const CONTAINER_METHODS = new Set(['get', 'at', 'find', 'findLast', 'pop', 'shift']);
+import { FUNCTION_VALUES, memberName, pathOf, signatureOf, stringValue, valueType } from './syntax';
+import { ValueTypes } from './value-types';
 
 /** Parents under which an ALL_CAPS identifier is not a read (declarations, imports, labels). */
 const NOT_A_READ = new Set([
@@ -23,6 +21,8 @@ const NOT_A_READ = new Set([
 export abstract class References extends ModuleRefs {
   /** (scope, constant) pairs already recorded: one READS_CONFIG per constant per scope. */
   private readonly seenReads = new Set<string>();
+  /** What values are, as type expressions, in the scopes as they stand. */
+  protected readonly types = new ValueTypes(this.st);
 
   protected reference(capture: string, n: Node): void {
     switch (capture) {
@@ -93,7 +93,7 @@ export abstract class References extends ModuleRefs {
       const m = memberName(fn);
       if (!m) return;
       // `make().m()`, `new C().m()`: a call on what the inner call returns, when that is known.
-      const type = this.exprType(fn.childForFieldName('object'));
+      const type = this.types.exprType(fn.childForFieldName('object'));
       this.push('CALLS', m, n, { receiver: type ? { kind: 'typed', type } : { kind: 'expr' } });
       return;
     }
@@ -126,100 +126,12 @@ export abstract class References extends ModuleRefs {
     if (path) this.callPath(path, n);
   }
 
-  /**
-   * The type expression of what `n` evaluates to, as the graph resolves it from this file, or
-   * null: `new C()` → `C`; a call → what it returns (`f`, `self.m` for `this.m()`, `T().m` for
-   * `x.m()` with a local `x: T`); a member read → what it holds (`self.a`, `T().a`); a typed
-   * local → its type. Locals are written as their types, so the expression means the same
-   * anywhere in the file.
-   */
-  protected exprType(n: Node | null): string | null {
-    if (!n) return null;
-    switch (n.type) {
-      case 'new_expression':
-        return valueType(n);
-      case 'await_expression':
-      case 'parenthesized_expression':
-      case 'non_null_expression':
-        return this.exprType(n.namedChild(0));
-      case 'as_expression':
-      case 'satisfies_expression':
-        return typeOf(n.namedChild(1)) ?? this.exprType(n.namedChild(0));
-      case 'call_expression': {
-        const fn = n.childForFieldName('function');
-        const p = pathOf(fn);
-        // (Calling a local holds a function value: what it returns is unknown.)
-        const t = p && p[0] !== 'super' && (p.length > 1 || this.st.local(p[0]) === undefined) ? this.pathType(p) : null;
-        return fn?.type === 'member_expression' ? this.containerCall(fn, t) : t;
-      }
-      case 'member_expression': {
-        const p = pathOf(n);
-        return p && p.length > 1 && p[0] !== 'super' ? this.pathType(p) : null;
-      }
-      case 'identifier':
-        return this.st.local(n.text) ?? null;
-      default:
-        return null;
-    }
-  }
-
-  /**
-   * The type of an element of what `n` evaluates to (`for (const x of xs)`, `xs.map((x) => …)`):
-   * `T` of a local `[]T`, else `elem:E` for the graph to read off what `E` names; null if unknown.
-   */
-  protected elementType(n: Node | null): string | null {
-    // `m.values()`: the elements of `m` (a map's values), or of what a `values` method returns.
-    const fn = n?.type === 'call_expression' ? n.childForFieldName('function') : null;
-    if (fn?.type === 'member_expression' && fn.childForFieldName('property')?.text === 'values') {
-      const own = this.elementType(fn.childForFieldName('object'));
-      if (own && !own.startsWith(ELEMENT_TYPE)) return own;
-      const returned = this.elementOf(this.exprType(n));
-      return own && returned ? `${own}|${returned}` : (own ?? returned);
-    }
-    return this.elementOf(this.exprType(n));
-  }
-
-  /** An element of a value of type `t`: `T` of `[]T`, else `elem:t` for the graph to read off. */
-  private elementOf(t: string | null): string | null {
-    if (!t || t.includes('|') || t.startsWith(ELEMENT_TYPE)) return null;
-    return t.startsWith(CONTAINER_TYPE) ? t.slice(CONTAINER_TYPE.length) || null : `${ELEMENT_TYPE}${t}`;
-  }
-
-  /**
-   * `xs.get(k)`, `xs.at(i)`, `xs.find(…)`, `xs.pop()`: an element of `xs` when it is a container
-   * (a map's value), else what the method returns (`t`): both, as alternatives, when it is not
-   * known here which (an attribute's type is recorded elsewhere).
-   */
-  private containerCall(fn: Node, t: string | null): string | null {
-    if (!CONTAINER_METHODS.has(fn.childForFieldName('property')?.text ?? '')) return t;
-    const object = fn.childForFieldName('object');
-    const whole = this.exprType(object);
-    if (whole?.startsWith(CONTAINER_TYPE)) return whole.slice(CONTAINER_TYPE.length) || null;
-    const element = this.elementType(object);
-    return element && t ? `${element}|${t}` : (element ?? t);
-  }
-
   /** `for (const x of xs)`: `x` is an element of `xs`. */
   private forOf(n: Node): void {
     const left = n.childForFieldName('left');
     const scope = this.st.top;
     if (left?.type !== 'identifier' || scope.kind !== 'function' || n.childForFieldName('operator')?.type !== 'of') return;
-    scope.locals.set(left.text, this.elementType(n.childForFieldName('right')));
-  }
-
-  /** `this.a.m` → `self.a.m`; `x.a.m` with a local `x: T` → `T().a.m`; other names as written. */
-  private pathType(p: string[]): string | null {
-    const rest = p.slice(1).join('.');
-    if (p[0] === 'this') {
-      if (!rest) return null;
-      const c = this.st.thisClass();
-      if (c) return `${c.isStatic ? 'cls' : 'self'}.${rest}`;
-      const typed = this.thisParam();
-      return typed ? `${typed.type}().${rest}` : null;
-    }
-    const local = this.st.local(p[0]);
-    if (local === undefined) return p.join('.');
-    return local ? (rest ? `${local}().${rest}` : local) : null;
+    scope.locals.set(left.text, this.types.elementType(n.childForFieldName('right')));
   }
 
   /**
@@ -244,7 +156,7 @@ export abstract class References extends ModuleRefs {
     if (!path) return;
     const target = [...path.slice(1), prop.text].join('.');
     if (path[0] === 'this') {
-      const t = this.st.thisClass() ?? this.thisParam();
+      const t = this.st.thisClass() ?? this.types.thisParam();
       if (t && 'cls' in t) read(target, { kind: t.isStatic ? 'cls' : 'self' });
       else if (t) read(target, { kind: 'typed', type: t.type });
       return;
@@ -253,19 +165,13 @@ export abstract class References extends ModuleRefs {
     if (local) read(target, { kind: 'typed', type: local });
   }
 
-  /** The type of an explicit `this` parameter (`function f(this: Ajv)`), when `this` is no class. */
-  private thisParam(): { type: string } | null {
-    const t = this.st.local('this');
-    return t ? { type: t } : null;
-  }
-
   private callPath(path: string[], at: Node): void {
     const head = path[0];
     const rest = path.slice(1).join('.');
     if (head === 'this') {
       const t = this.st.thisClass();
       if (!rest) return;
-      const typed = t ? null : this.thisParam();
+      const typed = t ? null : this.types.thisParam();
       if (t) this.push('CALLS', rest, at, { receiver: { kind: t.isStatic ? 'cls' : 'self' } });
       else if (typed) this.push('CALLS', rest, at, { receiver: { kind: 'typed', type: typed.type } });
       else this.push('CALLS', path[path.length - 1], at, { receiver: { kind: 'expr' } });
@@ -289,7 +195,7 @@ export abstract class References extends ModuleRefs {
   private returned(n: Node): void {
     const owner = this.st.owner();
     if (owner.kind !== 'function' || this.st.top !== owner) return;
-    const t = this.exprType(n);
+    const t = this.types.exprType(n);
     if (!t) return;
     const ent = owner.ent;
     if (this.annotated.has(ent.id)) return;
@@ -353,7 +259,7 @@ export abstract class References extends ModuleRefs {
     }
     if (path[0] === 'this' && path.length >= 2) {
       const t = this.st.thisClass();
-      if (t && path.length === 2 && n.type === 'assignment_expression') this.memberAttr(t.cls, path[1], left, this.exprType(right));
+      if (t && path.length === 2 && n.type === 'assignment_expression') this.memberAttr(t.cls, path[1], left, this.types.exprType(right));
     }
     this.mutation(path, n);
   }
