@@ -93,7 +93,7 @@ export class Graph {
     const rebased = ex.entities.filter((e) => e.kind === 'class' && oldBases.has(e.id) && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])).map((e) => e.id);
     if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
     // ... and so do the constructor calls of it and its subclasses.
-    for (const id of rebased) w.classes.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    for (const id of rebased) w.classes.add(nameOfId(id));
     this.model.setFile({
       file,
       language,
@@ -106,11 +106,11 @@ export class Graph {
     if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
     // A class whose attribute types or property getters changed types what is reached through
     // them elsewhere (`a.repo.save()` with `a: A`, in another file, or in a subclass).
-    if (!intoEmpty) for (const cls of retypedClasses(before, this.model.files.get(file))) w.retyped.add(lastSegment(cls.slice(cls.lastIndexOf(':') + 1)));
+    if (!intoEmpty) for (const cls of retypedClasses(before, this.model.files.get(file))) w.retyped.add(nameOfId(cls));
     // A module global that holds another type, came or went: calls through it where it is imported.
     if (!intoEmpty) {
       const moved = ex.entities.filter((e) => e.kind === 'global' && (!oldIds.has(e.id) || oldReturns.get(e.id) !== (e.returns ?? null))).map((e) => e.name);
-      for (const id of removedIds) if (id.startsWith('global:')) moved.push(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+      for (const id of removedIds) if (id.startsWith('global:')) moved.push(nameOfId(id));
       if (moved.length) {
         for (const n of moved) w.globals.add(n);
         if (module) w.globals.add(lastSegment(module));
@@ -137,14 +137,14 @@ export class Graph {
       // through it; a function or global whose type changed types the receivers named by it.
       if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])) || oldReturns.get(e.id) !== (e.returns ?? null)) w.names.add(e.name);
     }
-    for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    for (const id of removedIds) w.names.add(nameOfId(id));
     for (const e of ex.entities) if (e.kind === 'class' && !oldIds.has(e.id)) w.types.add(e.name);
-    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(nameOfId(id));
     // A member that appears or goes changes calls of its class and its subclasses by their own
     // names (a constructor call `Child()` binds to an inherited constructor).
     const members = ex.entities.filter((e) => e.kind === 'method' && !oldIds.has(e.id)).map((e) => e.parent);
     for (const id of removedIds) if (id.startsWith('method:')) members.push(before?.byQname.get(id.slice(id.lastIndexOf(':') + 1))?.parent ?? null);
-    for (const cls of members) if (cls) w.classes.add(lastSegment(cls.slice(cls.lastIndexOf(':') + 1)));
+    for (const cls of members) if (cls) w.classes.add(nameOfId(cls));
     // An import that comes or goes may (re-)export a class: receivers typed by its name move too.
     for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local)), w.types.add(lastSegment(b.local));
     for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l)), w.types.add(lastSegment(l));
@@ -164,7 +164,7 @@ export class Graph {
     const { removedIds } = deleted;
     const w = fromRun && this.run ? this.run : this.live;
     for (const rid of deleted.orphaned) w.recheck.push(rid);
-    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(nameOfId(id));
     const gone = this.model.files.get(file);
     w.files.set(file, gone?.module ?? null);
     if (gone?.language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
@@ -172,7 +172,7 @@ export class Graph {
     this.oldCallTargets = null;
     this.model.removeFile(file);
     this.contexts.delete(file);
-    for (const id of removedIds) w.names.add(lastSegment(id.slice(id.lastIndexOf(':') + 1)));
+    for (const id of removedIds) w.names.add(nameOfId(id));
   }
 
   /**
@@ -324,6 +324,11 @@ function sharedList(pool: Map<string, string[]>, list: string[]): string[] {
   if (had) return had;
   pool.set(key, list);
   return list;
+}
+
+/** The bare name an entity id ends in (`method:a.py:Repo.save` → `save`). */
+function nameOfId(id: string): string {
+  return lastSegment(id.slice(id.lastIndexOf(':') + 1));
 }
 
 function digest(text: string): string {

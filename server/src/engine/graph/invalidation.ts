@@ -102,9 +102,11 @@ export class Invalidation {
       if (w.retyped.size) {
         const below = this.subclassNames(w.retyped);
         for (const n of below) typedNames.add(n);
-        for (const path of this.filesDefiningClasses(below)) for (const r of this.store.refsOfFile(path)) add(r);
-        // Globals holding such a class (`current_app: Flask`): calls through them elsewhere.
-        for (const n of this.globalsTyped(below)) globals.add(n);
+        // Where the classes are defined (calls through `self` in a subclass), and the globals
+        // holding one (`current_app: Flask`): calls through them where they are imported.
+        const reach = this.reachOfClasses(below);
+        for (const path of reach.files) for (const r of this.store.refsOfFile(path)) add(r);
+        for (const n of reach.globals) globals.add(n);
       }
       for (const name of globals) for (const path of this.store.pathsImportingName(name)) for (const r of this.store.refsOfFile(path)) add(r);
       if (w.sites.length || w.calleeIds.size) {
@@ -212,23 +214,22 @@ export class Invalidation {
     return out;
   }
 
-  /** Names of the module globals whose recorded type mentions one of `classes`, and of their modules. */
-  private globalsTyped(classes: Set<string>): Set<string> {
-    const out = new Set<string>();
+  /**
+   * In one pass over the model: the files defining a class named in `classes`, and the names of
+   * the module globals whose recorded type mentions one of them, with their modules' names.
+   */
+  private reachOfClasses(classes: Set<string>): { files: Set<string>; globals: Set<string> } {
+    const files = new Set<string>();
+    const globals = new Set<string>();
     for (const e of this.model.byId.values()) {
-      if (e.kind !== 'global' || !e.returns || !e.returns.match(/\w+/g)?.some((w) => classes.has(w))) continue;
-      out.add(e.name);
-      const module = this.model.files.get(e.file)?.module;
-      if (module) out.add(lastSegment(module));
+      if (e.kind === 'class' && classes.has(e.name)) files.add(e.file);
+      else if (e.kind === 'global' && e.returns && e.returns.match(/\w+/g)?.some((w) => classes.has(w))) {
+        globals.add(e.name);
+        const module = this.model.files.get(e.file)?.module;
+        if (module) globals.add(lastSegment(module));
+      }
     }
-    return out;
-  }
-
-  /** The files that define a class of one of `names`. */
-  private filesDefiningClasses(names: Set<string>): Set<string> {
-    const out = new Set<string>();
-    for (const e of this.model.byId.values()) if (e.kind === 'class' && names.has(e.name)) out.add(e.file);
-    return out;
+    return { files, globals };
   }
 
   /** The functions the work's changed call sites call now or called before, by file. */

@@ -50,25 +50,28 @@ const SEQUENCES = new Set(['Array', 'ReadonlyArray', 'Set', 'ReadonlySet', 'Iter
 const MAPS = new Set(['Map', 'ReadonlyMap', 'WeakMap']);
 
 /**
- * The container type of `new Map<K, V>()`, `new Set<T>()`, `new Array<T>()` (`[]V`, `[]T`), or
- * null for any other construction.
+ * The container a generic type names (`[]T`: CONTAINER_TYPE): a sequence's or set's `T`, a map's
+ * values `V`; null for other generics and for element types that are not one class.
  */
-export function constructedContainer(n: Node): string | null {
-  const name = n.childForFieldName('constructor')?.text ?? '';
-  const args = n.childForFieldName('type_arguments');
-  if (!args) return null;
-  if (MAPS.has(name)) return elementsOf(typeOf(args.namedChild(1)));
-  return SEQUENCES.has(name) ? elementsOf(typeOf(args.namedChild(0))) : null;
+function genericContainer(name: string, args: Node | null): string | null {
+  const element = SEQUENCES.has(name) ? args?.namedChild(0) : MAPS.has(name) ? args?.namedChild(1) : null;
+  return element ? containerOf(typeOf(element)) : null;
 }
 
-/** `[]T`, a container of one class (CONTAINER_TYPE), or null for other element types. */
-function elementsOf(t: string | null): string | null {
+/** The container type of `new Map<K, V>()`, `new Set<T>()`, `new Array<T>()`, or null. */
+export function constructedContainer(n: Node): string | null {
+  return genericContainer(n.childForFieldName('constructor')?.text ?? '', n.childForFieldName('type_arguments'));
+}
+
+/** `[]T`, a container of one class, or null when `t` is no single class. */
+function containerOf(t: string | null): string | null {
   return t && !t.includes('|') && !t.startsWith(CONTAINER_TYPE) ? `${CONTAINER_TYPE}${t}` : null;
 }
 
 /**
  * A type node as the graph resolves it: `User`, `models.User`, `A|B` for unions, the argument
- * of `Promise<T>`; null for types that name no class (primitives, arrays, functions, literals).
+ * of `Promise<T>`, `[]T` for an array, set or map of one class (`T[]`, `Set<T>`, `Map<K, T>`);
+ * null for types that name no class (primitives, functions, literals).
  */
 export function typeOf(n: Node | null): string | null {
   if (!n) return null;
@@ -82,14 +85,13 @@ export function typeOf(n: Node | null): string | null {
       return n.text.replace(/\s+/g, '');
     case 'generic_type': {
       const name = n.childForFieldName('name');
-      const arg = n.childForFieldName('type_arguments')?.namedChild(0) ?? null;
-      if (name && WRAPPERS.has(name.text)) return typeOf(arg);
-      if (name && SEQUENCES.has(name.text)) return elementsOf(typeOf(arg));
-      if (name && MAPS.has(name.text)) return elementsOf(typeOf(n.childForFieldName('type_arguments')?.namedChild(1) ?? null));
+      const args = n.childForFieldName('type_arguments');
+      if (name && WRAPPERS.has(name.text)) return typeOf(args?.namedChild(0) ?? null);
+      if (name && (SEQUENCES.has(name.text) || MAPS.has(name.text))) return genericContainer(name.text, args);
       return typeOf(name);
     }
     case 'array_type':
-      return elementsOf(typeOf(n.namedChild(0)));
+      return containerOf(typeOf(n.namedChild(0)));
     case 'readonly_type':
       return typeOf(n.namedChild(0));
     case 'union_type': {
