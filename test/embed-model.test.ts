@@ -65,9 +65,9 @@ describe('embedding service with a model', () => {
     expect(streams.map((s) => s.name)).toEqual([`model:${modelA.dir}`]);
     expect(svc.status()).toEqual({ model: modelA.dir, dims: 32, done: 10, total: 10 });
     const model = streams[0];
-    expect((await model.search('check the login credential of a user', 5))[0]).toBe(eidOf(store, 'func:auth.py:verify_password'));
-    expect((await model.search('download over http from a server', 5))[0]).toBe(eidOf(store, 'func:net.py:fetch_url'));
-    expect((await model.search('median statistics of the numbers', 5))[0]).toBe(eidOf(store, 'func:stats.py:average'));
+    expect((await model.search('check the login credential of a user', 5))[0]?.eid).toBe(eidOf(store, 'func:auth.py:verify_password'));
+    expect((await model.search('download over http from a server', 5))[0]?.eid).toBe(eidOf(store, 'func:net.py:fetch_url'));
+    expect((await model.search('median statistics of the numbers', 5))[0]?.eid).toBe(eidOf(store, 'func:stats.py:average'));
     expect(logs.some((l) => l.startsWith(`model stream on: ${modelA.dir}`))).toBe(true);
     await svc.close();
   });
@@ -110,13 +110,13 @@ describe('embedding service with a model', () => {
     expect(vs.pendingEids('model')).toEqual([]);
     const [stream] = svc.streams();
     const hits = await stream.search('insert a record into the sql table', 2);
-    expect(hits).toContain(eid);
+    expect(hits.map((h) => h.eid)).toContain(eid);
 
     const gone = eidOf(store, 'func:stats.py:average');
     store.transaction(() => store.deleteFile('stats.py'));
     svc.changed();
     await svc.idle();
-    expect(await stream.search('average of the numbers', 10)).not.toContain(gone);
+    expect((await stream.search('average of the numbers', 10)).map((h) => h.eid)).not.toContain(gone);
     expect(svc.status()).toMatchObject({ done: 8, total: 8 });
     await svc.close();
   });
@@ -133,7 +133,7 @@ describe('embedding service with a model', () => {
     expect(b.embeddedCount('model')).toBe(10);
     expect(b.status()).toEqual({ model: modelB.dir, dims: 48, done: 10, total: 10 });
     const [stream] = b.streams();
-    expect((await stream.search('read a file from the folder on disk', 3))[0]).toBe(eidOf(store, 'func:files.py:read_file'));
+    expect((await stream.search('read a file from the folder on disk', 3))[0]?.eid).toBe(eidOf(store, 'func:files.py:read_file'));
     await b.close();
     // Back to A with nothing changed: A's vectors were replaced by B's, so all are embedded again.
     const again = new EmbeddingService(store, { model: modelA.dir }, () => {});
@@ -151,7 +151,7 @@ describe('embedding service with a model', () => {
     const vs = new VectorStore(store.db);
     expect(vs.hasBinary('model')).toBe(true);
     const [stream] = svc.streams();
-    expect((await stream.search('check the login credential of a user', 3))[0]).toBe(eidOf(store, 'func:auth.py:verify_password'));
+    expect((await stream.search('check the login credential of a user', 3))[0]?.eid).toBe(eidOf(store, 'func:auth.py:verify_password'));
     await svc.close();
   });
 });

@@ -96,8 +96,8 @@ describe('embedding service without a model', () => {
       expect(logs.filter((l) => l.startsWith('model stream off'))).toHaveLength(1); // logged once
       const streams = svc.streams();
       expect(streams.map((s) => s.name)).toEqual(['static']);
-      expect((await streams[0].search('check the login credential', 3))[0]).toBe(eidOf(store, 'func:auth.py:verify_password'));
-      expect((await streams[0].search('download a url', 3))[0]).toBe(eidOf(store, 'func:net.py:fetch_url'));
+      expect((await streams[0].search('check the login credential', 3))[0]?.eid).toBe(eidOf(store, 'func:auth.py:verify_password'));
+      expect((await streams[0].search('download a url', 3))[0]?.eid).toBe(eidOf(store, 'func:net.py:fetch_url'));
       expect(await streams[0].search('zebra giraffe', 3)).toEqual([]); // no known word, no direction
       await svc.close();
     } finally {

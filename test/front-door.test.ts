@@ -46,16 +46,20 @@ test("the project's testGlobs decide what search treats as test code", async () 
   const top = async () => {
     const e = await Engine.open({ root, workers: 0, embeddings: { model: 'none' } });
     await e.indexWorkspace();
-    const ids = (await e.search({ query: 'refund a ledger entry', limit: 5 })).results.map((r) => r.id);
+    const results = (await e.search({ query: 'refund a ledger entry', limit: 5 })).results;
     await e.close();
-    return ids;
+    const score = (id: string) => results.find((r) => r.id === id)?.score ?? 0;
+    return { ids: results.map((r) => r.id), twin: score('func:shop/check_ledger.py:refund_ledger_entry_check') / score('func:shop/ledger.py:refund_ledger_entry') };
   };
   try {
-    expect((await top()).indexOf('func:shop/check_ledger.py:refund_ledger_entry_check')).toBeLessThan(2); // not a test by convention
+    const before = await top();
+    expect(before.ids.indexOf('func:shop/check_ledger.py:refund_ledger_entry_check')).toBeLessThan(2); // not a test by convention
+    expect(before.twin).toBeGreaterThan(0.2);
     fs.writeFileSync(path.join(root, '.nsccn.json'), JSON.stringify({ testGlobs: ['**/check_*.py'] }));
-    const ids = await top();
-    expect(ids[0]).toBe('func:shop/ledger.py:refund_ledger_entry');
-    expect(ids.slice(0, 2)).not.toContain('func:shop/check_ledger.py:refund_ledger_entry_check'); // demoted as a test
+    const after = await top();
+    expect(after.ids[0]).toBe('func:shop/ledger.py:refund_ledger_entry');
+    // Demoted as a test: a twentieth of what it was worth next to its twin.
+    expect(after.twin).toBeCloseTo(before.twin * 0.05, 5);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

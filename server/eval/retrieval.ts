@@ -66,12 +66,7 @@ export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise
   const stdlib = opts.stdlib ?? stdlibPath();
   const seed = opts.seed ?? 7;
   const t0 = performance.now();
-  const web = loadWebQuestions();
-  const bugs = loadBugReports();
-  // The hand-written sets' answers keep their docstrings: they are not docstring questions.
-  const handAnswers = new Set([...web, ...bugs].flatMap((q) => q.answers));
-  const all = listDocumentedFunctions(stdlib).filter(usableQuestion).filter((f) => !handAnswers.has(`${f.path}:${f.qname}`));
-  const picked = sample(all, opts.sample ?? 600, seed);
+  const { web, bugs, all, picked } = evalQuestions(stdlib, opts.sample ?? 600, seed);
   const docstring: EvalQuery[] = picked.map((f, i) => ({ query: f.query, answers: [`${f.path}:${f.qname}`], split: i % 2 ? 'test' : 'dev' }));
   const copy = opts.reuse ?? makeEvalCopy(stdlib, picked);
   const tPrepared = performance.now();
@@ -135,6 +130,19 @@ export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise
   }
 }
 
+/**
+ * The eval's questions: the hand-written sets, every usable documented function (`all`; the
+ * hand-written sets' answers keep their docstrings: they are not docstring questions) and the
+ * seeded sample of them that is asked (`picked`).
+ */
+export function evalQuestions(stdlib: string, n: number, seed: number): { web: EvalQuery[]; bugs: EvalQuery[]; all: DocumentedFunction[]; picked: DocumentedFunction[] } {
+  const web = loadWebQuestions();
+  const bugs = loadBugReports();
+  const handAnswers = new Set([...web, ...bugs].flatMap((q) => q.answers));
+  const all = listDocumentedFunctions(stdlib).filter(usableQuestion).filter((f) => !handAnswers.has(`${f.path}:${f.qname}`));
+  return { web, bugs, all, picked: sample(all, n, seed) };
+}
+
 interface Baselines {
   functions: Bm25<number>;
   files: Bm25<string>;
@@ -156,7 +164,7 @@ function buildBaselines(engine: Engine, root: string): Baselines {
   return { functions, files };
 }
 
-function answerEids(engine: Engine, answer: string): number[] {
+export function answerEids(engine: Engine, answer: string): number[] {
   const at = answer.indexOf(':');
   const [file, qname] = [answer.slice(0, at), answer.slice(at + 1)];
   return ANSWER_KINDS.map((k) => engine.store.entity(entityId(k, file, qname))?.eid).filter((e): e is number => e !== undefined);
@@ -189,7 +197,7 @@ async function judge(engine: Engine, b: Baselines, query: string, eids: Set<numb
 }
 
 /** The stdlib without tests, in a temp dir, with the sampled docstrings replaced by `pass`. */
-function makeEvalCopy(stdlib: string, picked: DocumentedFunction[]): string {
+export function makeEvalCopy(stdlib: string, picked: DocumentedFunction[]): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-eval-stdlib-'));
   const byFile = new Map<string, DocumentedFunction[]>();
   for (const p of picked) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);

@@ -3,7 +3,7 @@
 // Each prints a table and writes bench-results/eval-*.json.
 type Eval = () => Promise<unknown>;
 
-const BOOLEAN_FLAGS = new Set(['--keep', '--no-out']);
+const BOOLEAN_FLAGS = new Set(['--keep', '--no-out', '--write']);
 
 const EVALS: Record<string, () => Promise<Eval>> = {
   retrieval: async () => {
@@ -24,6 +24,16 @@ const EVALS: Record<string, () => Promise<Eval>> = {
     const args = process.argv.slice(2);
     return () => m.runReposEval(m.parseReposArgs(args.filter((a, i) => a.startsWith('-') || (args[i - 1]?.startsWith('--') && !BOOLEAN_FLAGS.has(args[i - 1])))));
   },
+  // Not run by default: it fits the search reranker's weights (`--write` to keep them).
+  'fit-rerank': async () => {
+    const m = require('./fit-rerank') as typeof import('./fit-rerank');
+    return async () => {
+      const r = await m.fitRerank(m.parseFitArgs(process.argv.slice(2)));
+      console.log(r.table);
+      console.log(JSON.stringify(r.weights));
+      return r;
+    };
+  },
   'calls-ts': async () => {
     const m = require('./calls-ts') as typeof import('./calls-ts');
     const args = process.argv.slice(2);
@@ -35,7 +45,7 @@ async function main(): Promise<void> {
   // Names are the words that are neither flags nor a flag's value (`--sets ts`).
   const args = process.argv.slice(2);
   const names = args.filter((a, i) => !a.startsWith('-') && !(args[i - 1]?.startsWith('--') && !BOOLEAN_FLAGS.has(args[i - 1])));
-  for (const name of names.length ? names : Object.keys(EVALS)) {
+  for (const name of names.length ? names : Object.keys(EVALS).filter((n) => n !== 'fit-rerank')) {
     const load = EVALS[name];
     if (!load) {
       console.error(`unknown eval ${name}; known: ${Object.keys(EVALS).join(', ')}`);

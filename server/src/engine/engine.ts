@@ -39,7 +39,7 @@ import type { LanguageSupport } from './languages/types';
 import { GrammarsNotLoaded, Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
-import { SearchService, type DetailedSearch } from './search/service';
+import { SearchService, type DetailedSearch, type SearchOptions } from './search/service';
 import { SignalStream } from './search/signals';
 import { skeletonOf } from './skeleton/service';
 import { FtsIndex } from './store/fts';
@@ -509,9 +509,9 @@ export class Engine {
   }
 
   /** Search with each stream's own ranking (for the eval). */
-  searchDetailed(params: SearchParams, cancel?: Cancellation): Promise<DetailedSearch> {
+  searchDetailed(params: SearchParams, cancel?: Cancellation, options?: SearchOptions): Promise<DetailedSearch> {
     this.assertOpen();
-    return this.searchService.search(params, cancel);
+    return this.searchService.search(params, cancel, options);
   }
 
   skeleton(file: string, opts: SkeletonOptions = {}): Skeleton {

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import type { EmbeddableEntity } from '../store/vectors';
 import type { Embedder, EmbedRole } from './embedder';
 import { decodeStaticTable, type StaticTable } from './static-asset';
-import { staticWords } from './terms';
+import { segment, staticWords } from './terms';
 
 /** A piece of text and how much its words count. */
 export type WeightedText = [text: string, weight: number];
@@ -30,13 +30,15 @@ export class StaticEmbedder implements Embedder {
   readonly id: string;
   readonly dims: number;
   private readonly index = new Map<string, number>();
+  /** Rows of words the table does not hold, by their split into words it does (`segment`). */
+  private readonly pieces = new Map<string, number[]>();
 
   constructor(private readonly table: StaticTable) {
     this.dims = table.header.dims;
     table.vocab.forEach((w, i) => this.index.set(w, i));
     // The id changes whenever the table does (either side, any row), so a retrained table
     // re-embeds the workspace; e3: a table may have a query side (queries and code embedded by
-    // different rows).
+    // different rows); e4: words the table lacks are split into words it has (`segment`).
     const h = createHash('sha256');
     const bytes = (a: ArrayBufferView) => h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
     bytes(table.vectors);
@@ -46,16 +48,29 @@ export class StaticEmbedder implements Embedder {
       bytes(table.query.vectors);
       bytes(table.query.scale);
     }
-    this.id = `static-e3-${table.header.words}x${table.header.dims}${table.query ? 'q' : ''}-${h.digest('hex').slice(0, 12)}`;
+    this.id = `static-e4-${table.header.words}x${table.header.dims}${table.query ? 'q' : ''}-${h.digest('hex').slice(0, 12)}`;
   }
 
   static load(file: string): StaticEmbedder {
     return new StaticEmbedder(decodeStaticTable(fs.readFileSync(file)));
   }
 
-  /** Known words of a text (after splitting and stemming), for explanations and tests. */
+  /** Known words of a text (after splitting, stemming and segmenting), for explanations and tests. */
   known(text: string): string[] {
-    return staticWords(text).filter((w) => this.index.has(w));
+    return staticWords(text).flatMap((w) => this.rows(w).map((i) => this.table.vocab[i]));
+  }
+
+  /** The table rows a word stands for: its own, or those of its pieces when it is glued (`getuser`). */
+  rows(word: string): number[] {
+    const i = this.index.get(word);
+    if (i !== undefined) return [i];
+    let rows = this.pieces.get(word);
+    if (!rows) {
+      rows = (segment(word, (w) => this.index.get(w)) ?? []).map((w) => this.index.get(w)!);
+      if (this.pieces.size > 100_000) this.pieces.clear();
+      this.pieces.set(word, rows);
+    }
+    return rows;
   }
 
   /** Queries through the query side of the table (when it has one), documents through the code side. */
@@ -79,10 +94,7 @@ export class StaticEmbedder implements Embedder {
     const counts = new Map<number, number>();
     for (const [text, weight] of parts) {
       if (!text || !(weight > 0)) continue;
-      for (const w of staticWords(text)) {
-        const i = this.index.get(w);
-        if (i !== undefined) counts.set(i, (counts.get(i) ?? 0) + weight);
-      }
+      for (const w of staticWords(text)) for (const i of this.rows(w)) counts.set(i, (counts.get(i) ?? 0) + weight);
     }
     for (const [i, n] of counts) {
       // Sub-linear term frequency: a word repeated four times is not four times the topic.

@@ -45,3 +45,52 @@ export function staticWords(text: string): string[] {
   }
   return out;
 }
+
+const SHORT_PIECES = new Set(['is', 'to', 'as', 'at', 'by', 'in', 'of', 'on', 'or', 'io', 'os', 'ip', 'id', 'fd', 'ew', 'ui']);
+
+/**
+ * A word the table does not hold, as words it does: `getcoroutinestat` → get coroutin stat,
+ * `screenwidth` → screen width, `http2tim` → http tim. Names glued without `_` or capitals are
+ * common in Python (`getuser`, `readuntil`, `iterdump`); unsplit, they would add nothing to a
+ * vector. The fewest pieces win, then the most common ones (lowest summed IDF); every piece is a
+ * word of the table (itself or its stem), at least three letters unless a known short word;
+ * English function words among them are dropped. null when no such split exists.
+ */
+export function segment(word: string, known: (w: string) => number | undefined): string[] | null {
+  const runs = word.split(/\d+/).filter(Boolean);
+  if (runs.length > 1) {
+    const out: string[] = [];
+    for (const r of runs) {
+      const i = known(r);
+      if (i !== undefined) out.push(r);
+      else out.push(...(segment(r, known) ?? []));
+    }
+    return out.length ? out : null;
+  }
+  const n = word.length;
+  if (n < 5) return null;
+  const pieceOf = (p: string): { w: string; i: number } | null => {
+    if (p.length >= 2 && STOP.has(p)) return { w: '', i: -1 };
+    if (p.length < 3 && !SHORT_PIECES.has(p)) return null;
+    for (const w of [p, stem(p)]) {
+      const i = known(w);
+      if (i !== undefined) return { w, i };
+    }
+    return null;
+  };
+  // best[j]: the best split of word[0..j): [pieces, cost]; a piece costs 1000 + its IDF rank.
+  const best: Array<{ pieces: string[]; cost: number } | null> = new Array(n + 1).fill(null);
+  best[0] = { pieces: [], cost: 0 };
+  for (let j = 1; j <= n; j++) {
+    for (let i = Math.max(0, j - 24); i < j; i++) {
+      const prev = best[i];
+      if (!prev) continue;
+      const p = pieceOf(word.slice(i, j));
+      if (!p) continue;
+      const cost = prev.cost + 1000 + (p.i < 0 ? 0 : p.i / 1e4);
+      if (!best[j] || cost < best[j]!.cost) best[j] = { pieces: p.w ? [...prev.pieces, p.w] : prev.pieces, cost };
+    }
+  }
+  const b = best[n];
+  return b && b.pieces.length > 0 && b.cost >= 2000 ? b.pieces : null;
+}

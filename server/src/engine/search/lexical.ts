@@ -6,7 +6,7 @@
 import type { FtsIndex } from '../store/fts';
 import { splitIdentifier } from '../store/words';
 import { proseOf } from './query';
-import type { SearchStream } from './types';
+import type { SearchStream, StreamHit } from './types';
 
 const STOP_WORDS = new Set(
   'a an and are as at be by for from how in into is it its of on or that the this to was what when where which who with does do get set return returns'.split(' '),
@@ -35,11 +35,12 @@ export class LexicalStream implements SearchStream {
 
   constructor(private readonly fts: FtsIndex) {}
 
-  async search(query: string, k: number): Promise<number[]> {
+  async search(query: string, k: number): Promise<StreamHit[]> {
     return this.searchSync(query, k);
   }
 
-  searchSync(query: string, k: number): number[] {
+  /** Best first: phrase hits, then AND hits, then OR hits; the score is BM25 within its step. */
+  searchSync(query: string, k: number): StreamHit[] {
     const terms = queryTerms(proseOf(query));
     if (!terms.length) return [];
     const content = terms.filter((t) => !STOP_WORDS.has(t));
@@ -52,12 +53,12 @@ export class LexicalStream implements SearchStream {
     // A lone short word is likely an identifier being typed: match it as a prefix too.
     if (words.length === 1 && words[0].length >= 2) steps.push(`${quote(words[0])}*`);
     const seen = new Set<number>();
-    const out: number[] = [];
+    const out: StreamHit[] = [];
     for (const match of steps) {
       for (const hit of this.fts.search(match, k)) {
         if (seen.has(hit.eid)) continue;
         seen.add(hit.eid);
-        out.push(hit.eid);
+        out.push({ eid: hit.eid, score: -hit.score });
         if (out.length >= k) return out;
       }
     }
@@ -65,7 +66,7 @@ export class LexicalStream implements SearchStream {
   }
 
   /** The rarest terms that the index holds (none too common), OR-ed: BM25 weighs them by IDF. */
-  private searchLong(words: string[], k: number): number[] {
+  private searchLong(words: string[], k: number): StreamHit[] {
     const docs = this.fts.documents();
     const df = new Map(words.map((w) => [w, this.fts.documentFrequency(w)]));
     const known = words.filter((w) => (df.get(w) ?? 1) !== 0);
@@ -78,6 +79,6 @@ export class LexicalStream implements SearchStream {
       .slice(0, LONG_QUERY_TERMS)
       .map((x) => x.w);
     if (!chosen.length) return [];
-    return this.fts.search(chosen.map(quote).join(' OR '), k).map((h) => h.eid);
+    return this.fts.search(chosen.map(quote).join(' OR '), k).map((h) => ({ eid: h.eid, score: -h.score }));
   }
 }

@@ -5,7 +5,7 @@
 import type { Embedder } from '../embed/embedder';
 import type { VectorStore } from '../store/vectors';
 import { proseOf } from './query';
-import type { SearchStream } from './types';
+import type { SearchStream, StreamHit } from './types';
 
 export interface VectorStreamOptions {
   /** Force float (false) or binary (true) search; default: binary when the space has bits. */
@@ -23,13 +23,13 @@ export class VectorStream implements SearchStream {
     private readonly opts: VectorStreamOptions = {},
   ) {}
 
-  async search(query: string, k: number): Promise<number[]> {
+  async search(query: string, k: number): Promise<StreamHit[]> {
     if (typeof query !== 'string' || !query.trim() || !(k > 0)) return [];
     try {
       const v = await withBudget(this.embedder.embed([proseOf(query)], 'query'), this.opts.budgetMs ?? 2000);
       const q = v?.[0];
       if (!q || !q.some((x) => x !== 0)) return []; // nothing the embedder knows: no direction
-      return this.vectors.knn(this.space, q, k, { binary: this.opts.binary }).map((h) => h.eid);
+      return this.vectors.knn(this.space, q, k, { binary: this.opts.binary }).map((h) => ({ eid: h.eid, score: 1 - h.distance }));
     } catch {
       return [];
     }

@@ -13,17 +13,28 @@ import type { EntityDbRow } from '../store/read-rows';
 import { rankFiles } from './files';
 import { reciprocalRankFusion, type Fused } from './fuse';
 import { analyzeQuery } from './query';
+import { frameEntities } from './signals';
 import { languageForPath } from '../languages/registry';
 
-import type { SearchStream } from './types';
+import type { SearchStream, StreamHit } from './types';
 import { propagateScores } from './graph-boost';
-import { DECLARATION_DEMOTION, GRAPH_SHARE, KIND_PRIOR, profileOf, STREAM_WEIGHTS, TEST_DEMOTION } from './weights';
+import { RANK_DEPTH } from './features';
+import { rerank } from './rerank';
+import { RERANK_WEIGHTS } from './rerank-weights';
+import { DECLARATION_DEMOTION, GRAPH_SHARE, profileOf, STREAM_WEIGHTS, TEST_DEMOTION } from './weights';
 
 export const DEFAULT_LIMIT = 20;
 
 export interface DetailedSearch extends SearchResponse {
   /** Each stream's own ranking (eids, best first), before fusion. */
   perStream: Record<string, number[]>;
+  /** With `explain`: every candidate's ranking features (./features.ts), in ranked order. */
+  candidates?: Array<{ eid: number; features: number[] }>;
+}
+
+export interface SearchOptions {
+  /** Keep the candidates' ranking features in the answer (the reranker's fitter reads them). */
+  explain?: boolean;
 }
 
 interface Candidate {
@@ -31,6 +42,9 @@ interface Candidate {
   row: EntityDbRow;
   fused: Fused;
   score: number;
+  /** Test code and declaration files: what the worth is multiplied by. */
+  factor: number;
+  features?: number[];
 }
 
 export class SearchService {
@@ -45,7 +59,7 @@ export class SearchService {
     return this.streams().map((s) => s.name);
   }
 
-  async search(params: SearchParams, cancel?: Cancellation): Promise<DetailedSearch> {
+  async search(params: SearchParams, cancel?: Cancellation, options: SearchOptions = {}): Promise<DetailedSearch> {
     if (!params || typeof params.query !== 'string') throw new EngineError(ErrorCodes.InvalidParams, 'search needs a `query` string');
     if (!params.query.trim()) throw new EngineError(ErrorCodes.InvalidParams, 'search needs a non-empty query');
     const limit = params.limit ?? DEFAULT_LIMIT;
@@ -58,19 +72,20 @@ export class SearchService {
     const streams = this.streams();
     const filtered = !!(params.kinds?.length || params.paths?.length);
     // Filters and test demotion reorder after fusion: retrieve more than asked.
-    const k = Math.max(limit * 3, 30) * (filtered ? 5 : 1);
-    const perStream: Record<string, number[]> = {};
+    const k = Math.max(limit * 3, RANK_DEPTH) * (filtered ? 5 : 1);
+    const hits: Record<string, StreamHit[]> = {};
     await Promise.all(
       streams.map(async (s) => {
         try {
-          if (!cancel?.isCancellationRequested) perStream[s.name] = await s.search(params.query, k);
+          if (!cancel?.isCancellationRequested) hits[s.name] = await s.search(params.query, k);
         } catch {
-          perStream[s.name] = []; // a failing stream must not take search down
+          hits[s.name] = []; // a failing stream must not take search down
         }
       }),
     );
     // The streams ran mostly synchronously (SQLite): a cancel sent meanwhile is read now.
     await pauseForCancel(cancel, 'search');
+    const perStream = Object.fromEntries(Object.entries(hits).map(([name, h]) => [name, h.map((x) => x.eid)]));
     const signals = analyzeQuery(params.query);
     const profile = profileOf(signals);
     const fused = reciprocalRankFusion(perStream, undefined, STREAM_WEIGHTS[profile]);
@@ -86,16 +101,28 @@ export class SearchService {
       if (pathOk && !pathOk(row.path)) continue;
       const demote = !params.includeTests && this.isTest(row.path);
       const declaration = languageForPath(row.path)?.isDeclarationFile?.(row.path) ?? false;
-      const prior = profile === 'identifier' ? 1 : (KIND_PRIOR[row.kind] ?? 1);
-      candidates.push({ id: row.id, row, fused: f, score: f.score * prior * (demote ? TEST_DEMOTION : 1) * (declaration ? DECLARATION_DEMOTION : 1) });
+      const factor = (demote ? TEST_DEMOTION : 1) * (declaration ? DECLARATION_DEMOTION : 1);
+      candidates.push({ id: row.id, row, fused: f, score: f.score, factor });
     }
-    // Stable: equal scores keep the fused order.
-    candidates.sort((a, b) => b.score - a.score);
     stopIfCancelled(cancel, 'search');
-    if (profile !== 'identifier') propagateScores(candidates, this.store, GRAPH_SHARE);
+    if (profile === 'identifier') {
+      for (const c of candidates) c.score *= c.factor;
+      // Stable: equal scores keep the fused order.
+      candidates.sort((a, b) => b.score - a.score);
+    } else {
+      rerank(candidates, params.query, hits, this.store, RERANK_WEIGHTS, options.explain);
+      propagateScores(candidates, this.store, GRAPH_SHARE);
+      if (signals.frames.length) framesFirst(candidates, signals.frames.map((f) => frameEntities(this.store, f)?.holder?.eid));
+    }
     const results = candidates.slice(0, limit).map((c) => toResult(c.row, c.score, c.fused.ranks));
     const files: SearchFileResult[] | undefined = params.files ? rankFiles(candidates.map((c) => ({ id: c.row.id, file: c.row.path!, score: c.score })), limit) : undefined;
-    return { results, streams: streams.map((s) => s.name), ...(files ? { files } : {}), perStream };
+    return {
+      results,
+      streams: streams.map((s) => s.name),
+      ...(files ? { files } : {}),
+      perStream,
+      ...(options.explain ? { candidates: candidates.map((c) => ({ eid: c.row.eid, features: c.features ?? [] })) } : {}),
+    };
   }
 }
 
@@ -110,6 +137,23 @@ function exactFirst(fused: Fused[], exact: number[]): void {
     if (i !== undefined) f.score = top + (exact.length - i) * 1e-4;
   }
   fused.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The functions holding a traceback's frames lead, innermost first (the code that raised, then
+ * its callers), whatever the model said: a frame inside the workspace is the surest evidence a
+ * report holds. Others keep their order after them; a demoted holder (a test) stays demoted.
+ */
+function framesFirst(candidates: Candidate[], holders: Array<number | undefined>): void {
+  const order = [...new Set(holders.filter((e): e is number => e !== undefined))];
+  if (!order.length || !candidates.length) return;
+  const top = candidates[0].score;
+  const lead = new Map(order.map((eid, i) => [eid, i]));
+  for (const c of candidates) {
+    const i = lead.get(c.row.eid);
+    if (i !== undefined) c.score = (top + (order.length - i) * 1e-4) * c.factor;
+  }
+  candidates.sort((a, b) => b.score - a.score);
 }
 
 function pathFilter(paths: string[]): (p: string) => boolean {

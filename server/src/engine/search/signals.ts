@@ -5,12 +5,35 @@
 import type { FtsIndex } from '../store/fts';
 import type { EntityDbRow } from '../store/read-rows';
 import type { Store } from '../store/store';
-import { analyzeQuery, frameName, literalRuns, type QuerySignals } from './query';
-import type { SearchStream } from './types';
+import { analyzeQuery, frameName, literalRuns, type Frame, type QuerySignals } from './query';
+import type { SearchStream, StreamHit } from './types';
 
 const CODE_KINDS = new Set(['function', 'method', 'class']);
 /** A name held by more entities than this says little about which one is meant. */
 const MAX_NAMESAKES = 25;
+
+/** The workspace file a traceback path points at: the longest path suffix the index holds. */
+function workspaceFile(store: Store, file: string): string | null {
+  const parts = file.replace(/\\/g, '/').split('/').filter(Boolean);
+  for (let i = 0; i < parts.length; i++) {
+    const candidate = parts.slice(i).join('/');
+    if (store.file(candidate)) return candidate;
+  }
+  return null;
+}
+
+/**
+ * What a traceback frame points at in the workspace: the entities of its function's name in its
+ * file, and the innermost of them whose lines hold the frame's line (the frame's own code).
+ */
+export function frameEntities(store: Store, f: Frame): { named: EntityDbRow[]; holder: EntityDbRow | null } | null {
+  const file = workspaceFile(store, f.file);
+  const name = frameName(f);
+  if (!file || !name) return null;
+  const named = store.entitiesOfFile(file).filter((r) => r.name === name && r.path !== null && CODE_KINDS.has(r.kind));
+  const holding = named.filter((r) => r.sr !== null && r.er !== null && r.sr + 1 <= f.line && f.line <= r.er + 1);
+  return { named, holder: holding.length ? holding[holding.length - 1] : null };
+}
 
 /** Points each kind of evidence gives (shared among its candidates: a unique match counts most). */
 const POINTS = { frameLine: 10, frameName: 6, dotted: 6, message: 5, identifier: 3, decay: 0.7 };
@@ -26,11 +49,11 @@ export class SignalStream implements SearchStream {
     private readonly fts: FtsIndex,
   ) {}
 
-  async search(query: string, k: number): Promise<number[]> {
+  async search(query: string, k: number): Promise<StreamHit[]> {
     return this.searchSignals(analyzeQuery(query), k);
   }
 
-  searchSignals(s: QuerySignals, k: number): number[] {
+  searchSignals(s: QuerySignals, k: number): StreamHit[] {
     if (s.identifier) return [];
     const score = new Map<number, number>();
     const add = (rows: EntityDbRow[], points: number) => {
@@ -41,14 +64,11 @@ export class SignalStream implements SearchStream {
     };
 
     s.frames.forEach((f, i) => {
-      const file = this.workspaceFile(f.file);
-      const name = frameName(f);
-      if (!file || !name) return;
+      const found = frameEntities(this.store, f);
+      if (!found) return;
       const decay = Math.pow(POINTS.decay, i);
-      const named = this.store.entitiesOfFile(file).filter((r) => r.name === name);
-      const holding = named.filter((r) => r.sr !== null && r.er !== null && r.sr + 1 <= f.line && f.line <= r.er + 1);
-      if (holding.length) add(holding.slice(-1), POINTS.frameLine * decay); // innermost holder
-      else add(named, POINTS.frameName * decay);
+      if (found.holder) add([found.holder], POINTS.frameLine * decay);
+      else add(found.named, POINTS.frameName * decay);
     });
     for (const d of s.dotted) add(this.dottedMatches(d), POINTS.dotted);
     for (const m of s.messages) {
@@ -58,18 +78,9 @@ export class SignalStream implements SearchStream {
       }
     }
     for (const id of s.identifiers) add(this.store.entitiesNamed(id), POINTS.identifier);
-    return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k).map(([eid]) => eid);
+    return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k).map(([eid, points]) => ({ eid, score: points }));
   }
 
-  /** The workspace file a traceback path points at: the longest path suffix the index holds. */
-  private workspaceFile(file: string): string | null {
-    const parts = file.replace(/\\/g, '/').split('/').filter(Boolean);
-    for (let i = 0; i < parts.length; i++) {
-      const candidate = parts.slice(i).join('/');
-      if (this.store.file(candidate)) return candidate;
-    }
-    return null;
-  }
 
   /** Entities a dotted name can mean: `A.b` is method b of A, or b in a module path ending in A. */
   private dottedMatches(dotted: string): EntityDbRow[] {

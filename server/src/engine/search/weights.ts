@@ -16,14 +16,15 @@ export const STREAM_WEIGHTS: Record<QueryProfile, Record<string, number>> = {
   report: { exact: 1, lexical: 0.5, signals: 4, static: 1 },
 };
 
-/** Score factor by entity kind for prose and reports: they ask for code that does something. */
-export const KIND_PRIOR: Record<string, number> = { global: 0.5, attr: 0.5, module: 0.5 };
+// The reranker's worths (exp of a linear score) spread far wider than RRF scores: a test that
+// repeats its subject's words was worth 3.5× its subject, so × 0.3 no longer put it after.
+// × 0.05 (−3 in the linear score) does, and still lets a test that matches far better surface.
 
 /** Score factor of declaration files (`.d.ts`): the implementation they describe comes first. */
-export const DECLARATION_DEMOTION = 0.1;
+export const DECLARATION_DEMOTION = 0.05;
 
 /** Score factor of test code when the query did not ask for tests. */
-export const TEST_DEMOTION = 0.3;
+export const TEST_DEMOTION = 0.05;
 
 /**
  * Share of a linked top hit's score passed on by graph propagation (./graph-boost.ts). Off: on

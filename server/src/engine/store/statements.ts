@@ -92,6 +92,10 @@ export function prepareStatements(db: Db) {
     entitiesOfPath: p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE f.path = ? ORDER BY e.sr, e.sc, e.eid`),
     entitiesByName: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.name = ? LIMIT 50`),
     entitiesByQname: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.name = ? AND e.qname = ? AND e.fid IS NOT NULL ORDER BY e.id LIMIT 20`),
+    // Search ranking: an entity's body words and how many entities call it (its popularity).
+    rankingFacts: p(`SELECT e.eid, e.body,
+      (SELECT count(DISTINCT r.src) FROM edges x JOIN refs r ON r.rid = x.rid WHERE x.dst = e.eid AND r.relation = 'CALLS') AS callers
+      FROM entities e WHERE e.eid IN (SELECT value FROM json_each(?))`),
     allEntityLites: p(`SELECT e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.bases, e.returns, e.alias, e.decorators FROM entities e
       JOIN files f ON f.fid = e.fid`),
     allImports: p('SELECT f.path AS path, i.source, i.local, i.module, i.member FROM imports i JOIN files f ON f.fid = i.fid'),

@@ -444,6 +444,12 @@ export class Store {
     return this.s.entityByEid.get(eid) as EntityDbRow | undefined;
   }
 
+  /** What search ranking reads beyond an entity's row: its body words and how many entities call it. */
+  rankingFacts(eids: readonly number[]): Map<number, { body: string; callers: number }> {
+    const rows = this.s.rankingFacts.all(JSON.stringify(eids)) as Array<{ eid: number; body: string; callers: number }>;
+    return new Map(rows.map((r) => [r.eid, { body: r.body, callers: r.callers }]));
+  }
+
   entitiesOfFile(path: string): EntityDbRow[] {
     return this.s.entitiesOfPath.all(path) as EntityDbRow[];
   }

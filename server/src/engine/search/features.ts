@@ -1,0 +1,134 @@
+// What the reranker (./rerank.ts) knows of a candidate, as numbers: where the streams put it,
+// how close the static vectors say it is, how much of the query its name, body and path spell
+// out, how much of the workspace calls it, and what kind of thing it is. One list of names, in
+// the order of the weights (./rerank-weights.ts); the fitter (server/eval/fit-rerank.ts) reads
+// the same vectors, so what is trained is what runs.
+import { staticWords } from '../embed/terms';
+import type { EntityDbRow } from '../store/read-rows';
+import { proseOf } from './query';
+import type { StreamHit } from './types';
+
+export const FEATURES = [
+  'cosine', // the static stream's cosine (the last listed one's when not listed: at most that)
+  'cosineGap', // cosine minus the best candidate's
+  'staticRank', // 1 / rank in the static stream (0 when not listed)
+  'staticLogRank', // −ln(rank) in the static stream (−ln(depth + 1) when not listed)
+  'lexicalRank',
+  'lexicalLogRank',
+  'lexicalScore', // BM25 over the lexical stream's best (0 when not listed, at most 1)
+  'signalsRank',
+  'fused', // the RRF score over every stream (model streams included), over the best one's
+  'nameCover', // share of the name's words the query holds
+  'queryInName', // share of the query's words in the qualified name and signature
+  'queryInBody', // share of the query's words in the body
+  'queryInPath', // share of the query's words in the path
+  'callers', // ln(1 + entities that call it)
+  'lines', // ln(1 + lines)
+  'depth', // folders in the path
+  'private', // `_name`
+  'dunder', // `__name__`
+  'class',
+  'method',
+  'module',
+  'variable', // a global or attribute
+] as const;
+
+export type Feature = (typeof FEATURES)[number];
+
+/** How deep each stream is read for ranking: ranks past this count as absent. */
+export const RANK_DEPTH = 60;
+const ABSENT_LOG_RANK = -Math.log(RANK_DEPTH + 1);
+
+export interface RankingContext {
+  /** Stemmed content words of the query's prose. */
+  terms: Set<string>;
+  /** Each stream's hits, best first. */
+  perStream: Record<string, StreamHit[]>;
+  /** Per stream: eid → 1-based rank. */
+  ranks: Record<string, Map<number, number>>;
+  /** The static stream's cosine per listed eid, and the floor for the others. */
+  cosine: Map<number, number>;
+  cosineFloor: number;
+  cosineBest: number;
+  /** The lexical stream's BM25 per listed eid, and its best. */
+  bm25: Map<number, number>;
+  bm25Best: number;
+  fusedBest: number;
+}
+
+export function rankingContext(query: string, perStream: Record<string, StreamHit[]>, fusedBest: number): RankingContext {
+  const ranks: Record<string, Map<number, number>> = {};
+  for (const [name, hits] of Object.entries(perStream)) ranks[name] = new Map(hits.slice(0, RANK_DEPTH).map((h, i) => [h.eid, i + 1]));
+  const listed = (perStream.static ?? []).slice(0, RANK_DEPTH);
+  const cosine = new Map(listed.map((h) => [h.eid, h.score]));
+  const lexical = (perStream.lexical ?? []).slice(0, RANK_DEPTH);
+  return {
+    terms: new Set(staticWords(proseOf(query))),
+    perStream,
+    ranks,
+    cosine,
+    cosineFloor: listed.length ? listed[listed.length - 1].score : 0,
+    cosineBest: listed.length ? listed[0].score : 0,
+    bm25: new Map(lexical.map((h) => [h.eid, h.score])),
+    bm25Best: lexical.length ? lexical[0].score : 0,
+    fusedBest: fusedBest || 1,
+  };
+}
+
+export interface CandidateFacts {
+  row: EntityDbRow;
+  fusedScore: number;
+  body: string;
+  callers: number;
+}
+
+/** The feature vector of one candidate, in FEATURES order. */
+export function featuresOf(c: CandidateFacts, ctx: RankingContext): number[] {
+  const { row } = c;
+  const eid = row.eid;
+  const rank = (stream: string) => ctx.ranks[stream]?.get(eid);
+  const recip = (stream: string) => {
+    const r = rank(stream);
+    return r ? 1 / r : 0;
+  };
+  const logRank = (stream: string) => {
+    const r = rank(stream);
+    return r ? -Math.log(r) : ABSENT_LOG_RANK;
+  };
+  const cosine = ctx.cosine.get(eid) ?? ctx.cosineFloor;
+  const share = (words: Iterable<string>) => {
+    if (!ctx.terms.size) return 0;
+    const held = new Set(words);
+    let n = 0;
+    for (const t of ctx.terms) if (held.has(t)) n++;
+    return n / ctx.terms.size;
+  };
+  const nameWords = staticWords(row.name);
+  const nameCover = nameWords.length ? nameWords.filter((w) => ctx.terms.has(w)).length / nameWords.length : 0;
+  const lines = row.sr !== null && row.er !== null ? row.er - row.sr + 1 : 1;
+  const values: Record<Feature, number> = {
+    cosine,
+    cosineGap: cosine - ctx.cosineBest,
+    staticRank: recip('static'),
+    staticLogRank: logRank('static'),
+    lexicalRank: recip('lexical'),
+    lexicalLogRank: logRank('lexical'),
+    lexicalScore: ctx.bm25Best > 0 ? Math.min(1, (ctx.bm25.get(eid) ?? 0) / ctx.bm25Best) : 0,
+    signalsRank: recip('signals'),
+    fused: c.fusedScore / ctx.fusedBest,
+    nameCover,
+    queryInName: share(staticWords(`${row.qname} ${row.signature}`)),
+    queryInBody: share(staticWords(c.body)),
+    queryInPath: share(staticWords(row.path ?? '')),
+    callers: Math.log1p(c.callers),
+    lines: Math.log1p(lines),
+    depth: (row.path ?? '').split('/').length,
+    private: /^_(?!_)/.test(row.name) ? 1 : 0,
+    dunder: /^__.*__$/.test(row.name) ? 1 : 0,
+    class: row.kind === 'class' ? 1 : 0,
+    method: row.kind === 'method' ? 1 : 0,
+    module: row.kind === 'module' ? 1 : 0,
+    variable: row.kind === 'global' || row.kind === 'attr' ? 1 : 0,
+  };
+  return FEATURES.map((f) => values[f]);
+}
