@@ -122,13 +122,15 @@ function fit(samples: Sample[], o: { iterations: number; l2: number }, log: (m: 
 }
 
 function report(samples: Sample[], systems: Record<string, Weights>): string {
-  const lines = [`set        split  n     ${Object.keys(systems).map((s) => s.padEnd(9)).join('')}`];
+  // reach: the share of questions whose answer is among the candidates at all (the ceiling).
+  const lines = [`set        split  n     reach  ${Object.keys(systems).map((s) => s.padEnd(9)).join('')}`];
   const groups = new Map<string, Sample[]>();
   for (const s of samples) groups.set(`${s.set}\t${s.split}`, [...(groups.get(`${s.set}\t${s.split}`) ?? []), s]);
   for (const [key, group] of [...groups].sort()) {
     const [set, split] = key.split('\t');
     const cells = Object.values(systems).map((w) => (group.reduce((a, s) => a + reciprocalRank(w, s), 0) / group.length).toFixed(3).padEnd(9));
-    lines.push(`${set.padEnd(10)} ${split.padEnd(6)} ${String(group.length).padEnd(5)} ${cells.join('')}`);
+    const reach = (group.filter((s) => s.y.some(Boolean)).length / group.length).toFixed(3);
+    lines.push(`${set.padEnd(10)} ${split.padEnd(6)} ${String(group.length).padEnd(5)} ${reach}  ${cells.join('')}`);
   }
   return lines.join('\n');
 }

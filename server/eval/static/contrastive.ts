@@ -5,7 +5,7 @@
 // negatives are hard ones: same module, same vocabulary, different function. Plain TypeScript,
 // sequential and seeded: the same pairs and options give the same table, bit for bit.
 import type { WeightedText } from '../../src/engine/embed/static-embedder';
-import { staticWords } from '../../src/engine/embed/terms';
+import { staticWords, wordRows } from '../../src/engine/embed/terms';
 import { mulberry32 } from '../random';
 import type { Pair } from './pairs';
 
@@ -45,14 +45,11 @@ export interface Table {
   index: Map<string, number>;
 }
 
-function bag(t: Table, parts: WeightedText[]): Bag | null {
+function bag(t: Table, parts: WeightedText[], cache: Map<string, number[]>): Bag | null {
   const counts = new Map<number, number>();
   for (const [text, weight] of parts) {
     if (!text || !(weight > 0)) continue;
-    for (const w of staticWords(text)) {
-      const i = t.index.get(w);
-      if (i !== undefined) counts.set(i, (counts.get(i) ?? 0) + weight);
-    }
+    for (const w of staticWords(text)) for (const i of wordRows(w, t.index, cache)) counts.set(i, (counts.get(i) ?? 0) + weight);
   }
   if (!counts.size) return null;
   const ids = Int32Array.from(counts.keys());
@@ -81,9 +78,10 @@ export function trainContrastive(t: Table, pairs: Pair[], o: ContrastiveOptions)
   // finish, and a key can repeat (a function defined twice in one module).
   const sortKey = (p: Pair) => `${p.key}\0${p.query}\0${JSON.stringify(p.code)}`;
   const sorted = pairs.map((p) => ({ p, k: sortKey(p) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  const glued = new Map<string, number[]>();
   for (const { p } of sorted) {
-    const q = bag(t, [[p.query, 1]]);
-    const c = bag(t, p.code);
+    const q = bag(t, [[p.query, 1]], glued);
+    const c = bag(t, p.code, glued);
     if (q && c) usable.push({ key: p.key, q, c });
   }
   // Runs of consecutive pairs (same file, then neighbouring files) are the shuffling unit.

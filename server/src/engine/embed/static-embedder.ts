@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import type { EmbeddableEntity } from '../store/vectors';
 import type { Embedder, EmbedRole } from './embedder';
 import { decodeStaticTable, type StaticTable } from './static-asset';
-import { segment, staticWords } from './terms';
+import { staticWords, wordRows } from './terms';
 
 /** A piece of text and how much its words count. */
 export type WeightedText = [text: string, weight: number];
@@ -62,15 +62,7 @@ export class StaticEmbedder implements Embedder {
 
   /** The table rows a word stands for: its own, or those of its pieces when it is glued (`getuser`). */
   rows(word: string): number[] {
-    const i = this.index.get(word);
-    if (i !== undefined) return [i];
-    let rows = this.pieces.get(word);
-    if (!rows) {
-      rows = (segment(word, (w) => this.index.get(w)) ?? []).map((w) => this.index.get(w)!);
-      if (this.pieces.size > 100_000) this.pieces.clear();
-      this.pieces.set(word, rows);
-    }
-    return rows;
+    return wordRows(word, this.index, this.pieces);
   }
 
   /** Queries through the query side of the table (when it has one), documents through the code side. */

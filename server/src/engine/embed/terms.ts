@@ -94,3 +94,22 @@ export function segment(word: string, known: (w: string) => number | undefined):
   const b = best[n];
   return b && b.pieces.length > 0 && b.cost >= 2000 ? b.pieces : null;
 }
+
+/**
+ * The table rows a word stands for: its own row, or its pieces' rows when it is glued (see
+ * `segment`); [] when neither. Training and the embedder both read words through this, so the
+ * table is trained on the rows it is later asked for. `cache` remembers splits (bounded).
+ */
+export function wordRows(word: string, index: ReadonlyMap<string, number>, cache?: Map<string, number[]>): number[] {
+  const i = index.get(word);
+  if (i !== undefined) return [i];
+  let rows = cache?.get(word);
+  if (!rows) {
+    rows = (segment(word, (w) => index.get(w)) ?? []).map((w) => index.get(w)!);
+    if (cache) {
+      if (cache.size > 100_000) cache.clear();
+      cache.set(word, rows);
+    }
+  }
+  return rows;
+}

@@ -5,6 +5,7 @@
 // the same vectors, so what is trained is what runs.
 import { staticWords } from '../embed/terms';
 import type { EntityDbRow } from '../store/read-rows';
+import type { RankingFacts } from '../store/store';
 import { proseOf } from './query';
 import type { StreamHit } from './types';
 
@@ -25,6 +26,7 @@ export const FEATURES = [
   'callers', // ln(1 + entities that call it)
   'lines', // ln(1 + lines)
   'depth', // folders in the path
+  'privatePath', // a folder or module of its path is `_private` (`_pyio.py`, `_internal/`)
   'private', // `_name`
   'dunder', // `__name__`
   'class',
@@ -75,11 +77,9 @@ export function rankingContext(query: string, perStream: Record<string, StreamHi
   };
 }
 
-export interface CandidateFacts {
+export interface CandidateFacts extends RankingFacts {
   row: EntityDbRow;
   fusedScore: number;
-  body: string;
-  callers: number;
 }
 
 /** The feature vector of one candidate, in FEATURES order. */
@@ -123,6 +123,7 @@ export function featuresOf(c: CandidateFacts, ctx: RankingContext): number[] {
     callers: Math.log1p(c.callers),
     lines: Math.log1p(lines),
     depth: (row.path ?? '').split('/').length,
+    privatePath: /(^|\/)_(?!_)/.test(row.path ?? '') ? 1 : 0,
     private: /^_(?!_)/.test(row.name) ? 1 : 0,
     dunder: /^__.*__$/.test(row.name) ? 1 : 0,
     class: row.kind === 'class' ? 1 : 0,

@@ -30,7 +30,7 @@ export function rerank<T extends Rerankable>(items: T[], query: string, perStrea
   const w = FEATURES.map((f) => weights[f] ?? 0);
   const linear = items.map((c) => {
     const f = facts.get(c.row.eid);
-    const x = featuresOf({ row: c.row, fusedScore: c.score, body: f?.body ?? '', callers: f?.callers ?? 0 }, ctx);
+    const x = featuresOf({ row: c.row, fusedScore: c.score, body: '', callers: 0, ...f }, ctx);
     if (keepFeatures) c.features = x;
     let s = 0;
     for (let i = 0; i < x.length; i++) s += w[i] * x[i];

@@ -44,6 +44,11 @@ export interface DeleteResult {
   orphaned: number[];
 }
 
+export interface RankingFacts {
+  body: string;
+  callers: number;
+}
+
 export class Store {
   private readonly s: Statements;
   /**
@@ -445,9 +450,9 @@ export class Store {
   }
 
   /** What search ranking reads beyond an entity's row: its body words and how many entities call it. */
-  rankingFacts(eids: readonly number[]): Map<number, { body: string; callers: number }> {
-    const rows = this.s.rankingFacts.all(JSON.stringify(eids)) as Array<{ eid: number; body: string; callers: number }>;
-    return new Map(rows.map((r) => [r.eid, { body: r.body, callers: r.callers }]));
+  rankingFacts(eids: readonly number[]): Map<number, RankingFacts> {
+    const rows = this.s.rankingFacts.all(JSON.stringify(eids)) as Array<RankingFacts & { eid: number }>;
+    return new Map(rows.map(({ eid, ...facts }) => [eid, facts]));
   }
 
   entitiesOfFile(path: string): EntityDbRow[] {
