@@ -111,7 +111,7 @@ export class SearchService {
       candidates.sort((a, b) => b.score - a.score);
     } else {
       rerank(candidates, params.query, hits, this.store, RERANK_WEIGHTS, options.explain);
-      propagateScores(candidates, this.store, GRAPH_SHARE);
+      propagateScores(candidates, this.store, GRAPH_SHARE[profile]);
       if (signals.frames.length) framesFirst(candidates, signals.frames.map((f) => frameEntities(this.store, f)?.holder?.eid));
     }
     const results = candidates.slice(0, limit).map((c) => toResult(c.row, c.score, c.fused.ranks));
