@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeStaticTable, defaultStaticTablePath, encodeStaticTable } from '../server/src/engine/embed/static-asset';
 import { StaticEmbedder } from '../server/src/engine/embed/static-embedder';
-import { staticWords, stem } from '../server/src/engine/embed/terms';
+import { segment, staticWords, stem, wordRows } from '../server/src/engine/embed/terms';
 import { embeddingText } from '../server/src/engine/embed/text';
 import { staticParts } from '../server/src/engine/embed/static-embedder';
 import { gaussian, randomizedSvd, symmetricEigen } from '../server/eval/static/svd';
@@ -20,6 +20,28 @@ describe('static words', () => {
     expect(stem('class')).toBe('class');
     expect(stem('status')).toBe('status');
     expect(stem('install')).toBe('install');
+  });
+});
+
+describe('glued words', () => {
+  const vocab = ['get', 'coroutin', 'stat', 'screen', 'width', 'read', 'until', 'ask', 'yes', 'cancel', 'http', 'tim', 'item', 'key'];
+  const known = (w: string) => (vocab.includes(w) ? vocab.indexOf(w) : undefined);
+  it('split into the fewest words the table has, function words dropped, digits breaking runs', () => {
+    expect(segment('getcoroutinestat', known)).toEqual(['get', 'coroutin', 'stat']);
+    expect(segment('screenwidth', known)).toEqual(['screen', 'width']);
+    expect(segment('askyesnocancel', known)).toEqual(['ask', 'yes', 'cancel']);
+    expect(segment('http2tim', known)).toEqual(['http', 'tim']);
+  });
+  it('stay whole when no split into known words exists, and are never split into one piece', () => {
+    expect(segment('zebragiraffe', known)).toBeNull();
+    expect(segment('readx', known)).toBeNull();
+    expect(segment('item', known)).toBeNull();
+  });
+  it('are read through their pieces only when the table lacks them (training reads words the same way)', () => {
+    const index = new Map(vocab.map((w, i) => [w, i]));
+    expect(wordRows('read', index)).toEqual([index.get('read')]);
+    expect(wordRows('readuntil', index)).toEqual([index.get('read'), index.get('until')]);
+    expect(wordRows('qqq', index)).toEqual([]);
   });
 });
 
@@ -155,6 +177,16 @@ describe.skipIf(!shipped)('the shipped static table', () => {
       const q = emb.embedOne(query);
       expect(cos(q, emb.embedEntity(right)), query).toBeGreaterThan(cos(q, emb.embedEntity(wrong)));
     }
+  });
+
+  it('reads a glued name through its pieces', () => {
+    const emb = StaticEmbedder.load(shipped!);
+    expect(emb.known('getcoroutinestate')).toEqual(['get', 'coroutin', 'stat']);
+    const q = emb.embedOne('current state of a coroutine');
+    const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
+    const glued = emb.embedEntity({ qname: 'getcoroutinestate', path: 'inspect.py', signature: 'def getcoroutinestate(coroutine)', body: '' });
+    const other = emb.embedEntity({ qname: 'getmembers', path: 'inspect.py', signature: 'def getmembers(object, predicate)', body: '' });
+    expect(cos(q, glued)).toBeGreaterThan(cos(q, other));
   });
 
   it('is a few MB', () => {

@@ -11,7 +11,7 @@
 // sets and the docstring eval's dev half are only read, before and after, to report.
 // Deterministic: same corpus and options → the same weights.
 //
-//   npm run eval -- fit-rerank [--write] [--train 1200] [--seed 11] [--reuse DIR] [--reuse-train DIR] [--keep]
+//   npm run eval -- fit-rerank [--write] [--train 1200] [--seed 11] [--reuse DIR] [--reuse-train DIR] [--keep] [--dump FILE]
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Engine } from '../src/engine/engine';
@@ -33,13 +33,15 @@ export interface FitOptions {
   write?: boolean;
   reuse?: string;
   reuseTrain?: string;
+  /** Also write the collected questions (features, which candidates answer) here, as JSON. */
+  dump?: string;
   keep?: boolean;
   iterations?: number;
   l2?: number;
   log?: (m: string) => void;
 }
 
-interface Sample {
+export interface Sample {
   set: string;
   split: 'dev' | 'test' | 'train';
   /** Feature vectors of the candidates, and which of them answer. */
@@ -74,14 +76,14 @@ function scores(w: Weights, s: Sample): number[] {
 }
 
 /** MRR@10 of one sample under `w` (ties: the candidates' current order). */
-function reciprocalRank(w: Weights, s: Sample): number {
+export function reciprocalRank(w: Weights, s: Sample): number {
   const sc = scores(w, s);
   const order = sc.map((v, i) => ({ v, i })).sort((a, b) => b.v - a.v || a.i - b.i);
   const r = order.findIndex((o) => s.y[o.i]);
   return r >= 0 && r < 10 ? 1 / (r + 1) : 0;
 }
 
-function fit(samples: Sample[], o: { iterations: number; l2: number }, log: (m: string) => void): Weights {
+export function fit(samples: Sample[], o: { iterations: number; l2: number }, log: (m: string) => void = () => {}): Weights {
   const usable = samples.filter((s) => s.y.some(Boolean));
   const perSet = new Map<string, number>();
   for (const s of usable) perSet.set(s.set, (perSet.get(s.set) ?? 0) + 1);
@@ -89,7 +91,7 @@ function fit(samples: Sample[], o: { iterations: number; l2: number }, log: (m: 
   // (trained on them alone, web MRR fell below the plain fusion's), nor do 87 questions outweigh
   // 1,200 (weighed equally, the docstring set fell below it).
   const norm = [...perSet.values()].reduce((a, c) => a + Math.sqrt(c), 0);
-  const n = FEATURES.length;
+  const n = usable[0]?.x[0]?.length ?? FEATURES.length;
   const w = new Array<number>(n).fill(0);
   const m = new Array<number>(n).fill(0);
   const v = new Array<number>(n).fill(0);
@@ -163,6 +165,7 @@ export async function fitRerank(opts: FitOptions = {}): Promise<{ weights: Recor
       ...bugs.map((q) => ({ ...q, set: 'bugs' })),
     ];
     const evalSamples = await collect(evalCopy, tagged, log);
+    if (opts.dump) fs.writeFileSync(opts.dump, JSON.stringify({ features: FEATURES, samples: [...train, ...evalSamples] }));
     const training = [...train, ...evalSamples.filter((s) => s.set !== 'docstring' && s.split === 'dev')];
     const w = fit(training, { iterations: opts.iterations ?? 800, l2: opts.l2 ?? 1e-3 }, log);
     const current = FEATURES.map((f) => RERANK_WEIGHTS[f] ?? 0);
@@ -196,6 +199,7 @@ export function parseFitArgs(argv: string[]): FitOptions {
       else if (flag === '--seed') o.seed = Number(value);
       else if (flag === '--reuse') o.reuse = value;
       else if (flag === '--reuse-train') o.reuseTrain = value;
+      else if (flag === '--dump') o.dump = value;
       else if (flag === '--iterations') o.iterations = Number(value);
       else if (flag === '--l2') o.l2 = Number(value);
       else throw new Error(`unknown option ${flag}`);
