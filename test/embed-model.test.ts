@@ -154,4 +154,16 @@ describe('embedding service with a model', () => {
     expect((await stream.search('check the login credential of a user', 3))[0]?.eid).toBe(eidOf(store, 'func:auth.py:verify_password'));
     await svc.close();
   });
+
+  it('a complete index made with float vectors gets its bits when reopened with binary, and loses them with float', async () => {
+    const store = conceptStore();
+    const vs = new VectorStore(store.db);
+    for (const [quantization, bits] of [['float', false], ['binary', true], ['float', false]] as const) {
+      const svc = new EmbeddingService(store, { model: modelA.dir, quantization }, () => {});
+      svc.start();
+      await svc.idle();
+      expect(vs.hasBinary('model'), quantization).toBe(bits);
+      await svc.close();
+    }
+  });
 });

@@ -324,6 +324,10 @@ export class EmbeddingService {
     this.dirtyFiles = null;
     this.scopedRescans = files ? this.scopedRescans + 1 : 0;
     this.lastRescanFull = !files;
+    // The quantization asked for now, even when every vector is in place: an index made with
+    // float vectors and opened with `quantization: binary` (or grown past the threshold) gets its
+    // bits here, not only when some entity changes.
+    if (!files) for (const s of this.spaces) this.vectors.setBinary(s.name, this.binaryWanted(s.embedder.dims));
     if (!files && covers(readCompleteness(this.store), this.store.entityGeneration(), this.spaceIds())) {
       // Another process (or this one earlier) found every vector in place, and no entity was
       // written since: nothing to look for.
@@ -338,7 +342,6 @@ export class EmbeddingService {
         continue;
       }
       this.vectors.dropOrphans(s.name);
-      this.vectors.setBinary(s.name, this.binaryWanted(s.embedder.dims));
       s.queue = this.vectors.pendingEids(s.name);
     }
     if (!files) this.fullScanVersion = othersPart(this.vectors.changeKey());
