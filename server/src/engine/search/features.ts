@@ -11,7 +11,6 @@ import type { StreamHit } from './types';
 
 export const FEATURES = [
   'cosine', // the static stream's cosine (the last listed one's when not listed: at most that)
-  'cosineGap', // cosine minus the best candidate's
   'staticRank', // 1 / rank in the static stream (0 when not listed)
   'staticLogRank', // −ln(rank) in the static stream (−ln(depth + 1) when not listed)
   'lexicalRank',
@@ -44,14 +43,11 @@ const ABSENT_LOG_RANK = -Math.log(RANK_DEPTH + 1);
 export interface RankingContext {
   /** Stemmed content words of the query's prose. */
   terms: Set<string>;
-  /** Each stream's hits, best first. */
-  perStream: Record<string, StreamHit[]>;
   /** Per stream: eid → 1-based rank. */
   ranks: Record<string, Map<number, number>>;
   /** The static stream's cosine per listed eid, and the floor for the others. */
   cosine: Map<number, number>;
   cosineFloor: number;
-  cosineBest: number;
   /** The lexical stream's BM25 per listed eid, and its best. */
   bm25: Map<number, number>;
   bm25Best: number;
@@ -66,11 +62,9 @@ export function rankingContext(query: string, perStream: Record<string, StreamHi
   const lexical = (perStream.lexical ?? []).slice(0, RANK_DEPTH);
   return {
     terms: new Set(staticWords(proseOf(query))),
-    perStream,
     ranks,
     cosine,
     cosineFloor: listed.length ? listed[listed.length - 1].score : 0,
-    cosineBest: listed.length ? listed[0].score : 0,
     bm25: new Map(lexical.map((h) => [h.eid, h.score])),
     bm25Best: lexical.length ? lexical[0].score : 0,
     fusedBest: fusedBest || 1,
@@ -108,7 +102,6 @@ export function featuresOf(c: CandidateFacts, ctx: RankingContext): number[] {
   const lines = row.sr !== null && row.er !== null ? row.er - row.sr + 1 : 1;
   const values: Record<Feature, number> = {
     cosine,
-    cosineGap: cosine - ctx.cosineBest,
     staticRank: recip('static'),
     staticLogRank: logRank('static'),
     lexicalRank: recip('lexical'),

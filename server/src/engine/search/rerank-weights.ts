@@ -2,4 +2,4 @@
 // (server/eval/fit-rerank.ts), which says what they were trained on; do not edit by hand.
 import type { RerankWeights } from './rerank';
 
-export const RERANK_WEIGHTS: RerankWeights = { cosine: 2.487, cosineGap: 2.487, staticRank: 0.442, staticLogRank: 0.331, lexicalRank: -0.602, lexicalLogRank: 0.412, lexicalScore: 0.454, signalsRank: 0.543, fused: 1.511, nameCover: 0.545, queryInName: 0.527, queryInBody: 0.884, queryInPath: 0.564, callers: 0.27, lines: 0.361, depth: -0.149, privatePath: -0.259, private: -0.798, dunder: -2.446, class: -2.85, method: -0.436, module: -3.737, variable: -2.337 };
+export const RERANK_WEIGHTS: RerankWeights = { cosine: 3.521, staticRank: 0.449, staticLogRank: 0.397, lexicalRank: -0.579, lexicalLogRank: 0.411, lexicalScore: 0.462, signalsRank: 0.539, fused: 1.5, nameCover: 0.551, queryInName: 0.593, queryInBody: 0.893, queryInPath: 0.618, callers: 0.268, lines: 0.359, depth: -0.155, privatePath: -0.26, private: -0.8, dunder: -2.445, class: -2.851, method: -0.436, module: -3.721, variable: -2.351 };

@@ -21,7 +21,7 @@ export type RerankWeights = Record<Feature, number>;
 
 /**
  * Scores `items` by the model, in place, and sorts them best first (ties keep their order).
- * With `keepFeatures` each item also gets its feature vector (for the fitter and `--explain`).
+ * With `keepFeatures` each item also gets its feature vector (the fitter reads them).
  */
 export function rerank<T extends Rerankable>(items: T[], query: string, perStream: Record<string, StreamHit[]>, store: Store, weights: RerankWeights, keepFeatures = false): void {
   if (!items.length) return;

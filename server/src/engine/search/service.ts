@@ -1,6 +1,7 @@
 // Hybrid search: every available stream over-retrieves, weighted RRF fuses (weights by kind of
-// query, ./weights.ts), a name that exists goes first, test code is demoted unless asked for,
-// then kind and path filters apply; files are ranked from their entities' scores. Streams come
+// query, ./weights.ts); kind and path filters apply; then a name that exists goes first, or —
+// for sentences and reports — the learned model ranks (./rerank.ts) and a traceback's frames
+// lead; test code is demoted unless asked for; files are ranked from their entities' scores. Streams come
 // and go (a model finishes loading); the service asks for them per query. A search that is
 // cancelled stops at the next stage (streams, candidates, graph boost) with RequestCancelled.
 import picomatch from 'picomatch';
