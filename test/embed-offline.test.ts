@@ -143,3 +143,23 @@ describe('embedding service without a model', () => {
     }
   });
 });
+
+describe('quantization named on an index whose vectors are all in place', () => {
+  it('is applied when the engine opens: bits for binary, none for float', async () => {
+    const { Engine } = await import('../server/src/engine/engine');
+    const { VectorStore } = await import('../server/src/engine/store/vectors');
+    const { copyFixture } = await import('./helpers/workspace');
+    const root = copyFixture('python');
+    try {
+      for (const [quantization, bits] of [['float', false], ['binary', true], ['binary', true], ['float', false]] as const) {
+        const engine = await Engine.open({ root, workers: 0, embeddings: { model: 'none', quantization } });
+        await engine.indexWorkspace();
+        await engine.embeddings.idle();
+        expect(new VectorStore(engine.store.db).hasBinary('static'), quantization).toBe(bits);
+        await engine.close();
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -100,6 +100,11 @@ export class EmbeddingService {
     // Complete as recorded, nothing written since: clean from the start, so that a first search
     // before the first rescan need not count (the rescan itself then finds nothing to look for).
     if (!this.loading && covers(readCompleteness(this.store), this.store.entityGeneration(), this.spaceIds())) {
+      // No rescan will run, so a quantization named now is applied now (`auto` needs none: the
+      // entity count it depends on is the one the last rescan decided on).
+      if (this.settings?.quantization === 'binary' || this.settings?.quantization === 'float') {
+        for (const s of this.spaces) this.vectors.setBinary(s.name, this.binaryWanted(s.embedder.dims));
+      }
       this.dirty = false;
       this.cleanKey = this.vectors.changeKey();
       this.fullScanVersion = othersPart(this.cleanKey);
