@@ -52,6 +52,8 @@ export interface RankingContext {
   bm25: Map<number, number>;
   bm25Best: number;
   fusedBest: number;
+  /** Words of each path met so far: a query's candidates share a few dozen files. */
+  pathWords: Map<string, string[]>;
 }
 
 export function rankingContext(query: string, perStream: Record<string, StreamHit[]>, fusedBest: number): RankingContext {
@@ -68,6 +70,7 @@ export function rankingContext(query: string, perStream: Record<string, StreamHi
     bm25: new Map(lexical.map((h) => [h.eid, h.score])),
     bm25Best: lexical.length ? lexical[0].score : 0,
     fusedBest: fusedBest || 1,
+    pathWords: new Map(),
   };
 }
 
@@ -112,7 +115,7 @@ export function featuresOf(c: CandidateFacts, ctx: RankingContext): number[] {
     nameCover,
     queryInName: share(staticWords(`${row.qname} ${row.signature}`)),
     queryInBody: share(staticWords(c.body)),
-    queryInPath: share(staticWords(row.path ?? '')),
+    queryInPath: share(wordsOfPath(row.path ?? '', ctx)),
     callers: Math.log1p(c.callers),
     lines: Math.log1p(lines),
     depth: (row.path ?? '').split('/').length,
@@ -125,4 +128,10 @@ export function featuresOf(c: CandidateFacts, ctx: RankingContext): number[] {
     variable: row.kind === 'global' || row.kind === 'attr' ? 1 : 0,
   };
   return FEATURES.map((f) => values[f]);
+}
+
+function wordsOfPath(path: string, ctx: RankingContext): string[] {
+  let words = ctx.pathWords.get(path);
+  if (!words) ctx.pathWords.set(path, (words = staticWords(path)));
+  return words;
 }

@@ -90,7 +90,7 @@ export class SearchService {
     const signals = analyzeQuery(params.query);
     const profile = profileOf(signals);
     const fused = reciprocalRankFusion(perStream, undefined, STREAM_WEIGHTS[profile]);
-    if (profile === 'identifier') exactFirst(fused, perStream.exact ?? []);
+    if (profile === 'identifier') leadWith(fused, perStream.exact ?? [], (f) => f.eid);
 
     const kindOk = params.kinds?.length ? new Set<EntityKind>(params.kinds) : null;
     const pathOk = params.paths?.length ? pathFilter(params.paths) : null;
@@ -113,7 +113,8 @@ export class SearchService {
     } else {
       rerank(candidates, params.query, hits, this.store, RERANK_WEIGHTS, options.explain);
       propagateScores(candidates, this.store, GRAPH_SHARE[profile]);
-      if (signals.frames.length) framesFirst(candidates, signals.frames.map((f) => frameEntities(this.store, f)?.holder?.eid));
+      const holders = signals.frames.map((f) => frameEntities(this.store, f)?.holder?.eid).filter((e): e is number => e !== undefined);
+      leadWith(candidates, [...new Set(holders)], (c) => c.row.eid, (c) => c.factor);
     }
     const results = candidates.slice(0, limit).map((c) => toResult(c.row, c.score, c.fused.ranks));
     const files: SearchFileResult[] | undefined = params.files ? rankFiles(candidates.map((c) => ({ id: c.row.id, file: c.row.path!, score: c.score })), limit) : undefined;
@@ -127,34 +128,22 @@ export class SearchService {
   }
 }
 
-/** An identifier query's exact matches lead, in the exact stream's order, whatever fusion said. */
-function exactFirst(fused: Fused[], exact: number[]): void {
-  if (!exact.length) return;
-  const top = fused[0]?.score ?? 0;
-  const lead = new Map(exact.map((eid, i) => [eid, i]));
-  for (const f of fused) {
-    const i = lead.get(f.eid);
-    // Just above the best fused score, in the exact stream's order.
-    if (i !== undefined) f.score = top + (exact.length - i) * 1e-4;
-  }
-  fused.sort((a, b) => b.score - a.score);
-}
-
 /**
- * The functions holding a traceback's frames lead, innermost first (the code that raised, then
- * its callers), whatever the model said: a frame inside the workspace is the surest evidence a
- * report holds. Others keep their order after them; a demoted holder (a test) stays demoted.
+ * Puts the entities of `order` first, in that order, just above the best score, whatever the
+ * ranking said; the rest keep theirs. Two rules use it: an identifier query's exact matches
+ * (the exact stream's order), and a report's traceback frames (the functions holding their
+ * lines, innermost first: the surest evidence a report holds). `factor` keeps a demoted leader
+ * (a test) demoted.
  */
-function framesFirst(candidates: Candidate[], holders: Array<number | undefined>): void {
-  const order = [...new Set(holders.filter((e): e is number => e !== undefined))];
-  if (!order.length || !candidates.length) return;
-  const top = candidates[0].score;
+function leadWith<T extends { score: number }>(items: T[], order: readonly number[], eidOf: (t: T) => number, factor: (t: T) => number = () => 1): void {
+  if (!order.length || !items.length) return;
+  const top = items[0].score;
   const lead = new Map(order.map((eid, i) => [eid, i]));
-  for (const c of candidates) {
-    const i = lead.get(c.row.eid);
-    if (i !== undefined) c.score = (top + (order.length - i) * 1e-4) * c.factor;
+  for (const t of items) {
+    const i = lead.get(eidOf(t));
+    if (i !== undefined) t.score = (top + (order.length - i) * 1e-4) * factor(t);
   }
-  candidates.sort((a, b) => b.score - a.score);
+  items.sort((a, b) => b.score - a.score);
 }
 
 function pathFilter(paths: string[]): (p: string) => boolean {
