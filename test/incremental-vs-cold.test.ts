@@ -186,6 +186,26 @@ describe('incremental equals cold', () => {
     await e.close();
   });
 
+  test('calls through a chain of attributes follow a type that changes two classes away', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-chain-'));
+    dirs.push(root);
+    const a = (held: string) => ['class X:\n    def go(self):\n        return 1\n', 'class Y:\n    def go(self):\n        return 2\n', `class A:\n    def __init__(self):\n        self.r = ${held}()\n`].join('\n\n');
+    fs.writeFileSync(path.join(root, 'a.py'), a('X'));
+    // B holds an A (by attribute and by property); C holds a B: the chains run through
+    // classes whose own attributes did not change.
+    fs.writeFileSync(path.join(root, 'b.py'), 'from a import A\n\n\nclass B:\n    def __init__(self):\n        self.a = A()\n\n    @property\n    def pa(self) -> A:\n        return self.a\n\n    def run(self):\n        return self.a.r.go(), self.pa.r.go()\n');
+    fs.writeFileSync(path.join(root, 'c.py'), 'from b import B\n\n\nclass C:\n    def __init__(self):\n        self.b = B()\n\n    def run(self):\n        return self.b.a.r.go()\n\n\ndef use(b: B):\n    return b.a.r.go()\n');
+    const goes = (e: Engine) => ['method:b.py:B.run', 'method:c.py:C.run', 'func:c.py:use'].map((id) => e.outgoing(id, ['CALLS']).map((x) => x.target).filter((t) => t.endsWith('.go')).sort());
+    const e = await open(root);
+    await e.indexWorkspace();
+    expect(goes(e)).toEqual([['method:a.py:X.go', 'method:a.py:X.go'], ['method:a.py:X.go'], ['method:a.py:X.go']]);
+    fs.writeFileSync(path.join(root, 'a.py'), a('Y'));
+    await e.indexWorkspace();
+    expect(goes(e)).toEqual([['method:a.py:Y.go', 'method:a.py:Y.go'], ['method:a.py:Y.go'], ['method:a.py:Y.go']]);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
   test('calls through a module global follow its type when it changes, and through its attributes', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-globals-'));
     dirs.push(root);

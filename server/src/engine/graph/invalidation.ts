@@ -100,7 +100,7 @@ export class Invalidation {
       const typedNames = new Set(names);
       const globals = new Set(w.globals);
       if (w.retyped.size) {
-        const below = this.subclassNames(w.retyped);
+        const below = this.holdersOf(w.retyped);
         for (const n of below) typedNames.add(n);
         // Where the classes are defined (calls through `self` in a subclass), and the globals
         // holding one (`current_app: Flask`): calls through them where they are imported.
@@ -211,6 +211,35 @@ export class Invalidation {
     const out = new Set(names);
     const todo = [...names];
     while (todo.length) for (const sub of byBase.get(todo.pop()!) ?? []) if (!out.has(sub)) out.add(sub), todo.push(sub);
+    return out;
+  }
+
+  /**
+   * `classes` and, transitively, their subclasses and the classes holding one of them in an
+   * attribute or returning one from a property getter: what `self.a.r.go()` or `b.a.r.go()` runs
+   * moves when `r`'s type changes in `A`, though neither `B` nor `C` changed. By name, a superset.
+   */
+  private holdersOf(classes: Set<string>): Set<string> {
+    const next = new Map<string, Set<string>>();
+    const link = (from: string, to: string | undefined) => {
+      if (!to) return;
+      const l = next.get(from);
+      if (l) l.add(to);
+      else next.set(from, new Set([to]));
+    };
+    for (const e of this.model.byId.values()) {
+      if (e.kind === 'class') for (const b of e.bases ?? []) link(lastSegment(b.replace(/\[.*$/s, '')), e.name);
+      if (e.property && e.parent && e.returns) for (const w of e.returns.match(/\w+/g) ?? []) link(w, this.model.byId.get(e.parent)?.name);
+    }
+    for (const fs of this.model.files.values()) {
+      for (const [cls, attrs] of fs.attrTypes) {
+        const name = this.model.byId.get(cls)?.name;
+        for (const t of attrs.values()) for (const w of t.match(/\w+/g) ?? []) link(w, name);
+      }
+    }
+    const out = new Set(classes);
+    const todo = [...classes];
+    while (todo.length) for (const n of next.get(todo.pop()!) ?? []) if (!out.has(n)) out.add(n), todo.push(n);
     return out;
   }
 
