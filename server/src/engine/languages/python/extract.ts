@@ -59,7 +59,9 @@ export class PythonExtractor extends ExpressionWalker {
       }
       const text = this.source.slice(c.startIndex, c.endIndex);
       const old = unique ? previous?.sections.get(text) : undefined;
-      if (old && old.reusable && old.column === c.startPosition.column) {
+      // Same text, same parse, unless the parse had to recover from an error: how it recovers
+      // depends on the text around the definition (a base class read as another name).
+      if (old && old.reusable && old.column === c.startPosition.column && !hasSyntaxError(c)) {
         reused.push({ node: c, section: old });
         continue;
       }
@@ -136,7 +138,7 @@ export class PythonExtractor extends ExpressionWalker {
     sec.attrTypes = this.attrTypes.slice(marks.a);
     sec.globalTypes = this.globalTypes.slice(marks.g);
     // Imports inside a definition change the module's aliases: never replay those blindly.
-    sec.reusable = this.imports.length === marks.i && !sec.entities.some((e) => e.id.includes('#'));
+    sec.reusable = this.imports.length === marks.i && !sec.entities.some((e) => e.id.includes('#')) && !(this.reuse && hasSyntaxError(node));
   }
 
   /** Puts a previous section's output in, moved `delta` rows. */
@@ -419,3 +421,8 @@ export function extractPython(tree: Tree, source: string, file: string, grammar:
 
 export { cleandoc };
 export type { PythonReuse } from './base';
+
+/** Does the definition hold a syntax error (tree-sitter's ERROR or MISSING nodes)? */
+function hasSyntaxError(node: Node): boolean {
+  return node.real().hasError;
+}
