@@ -56,7 +56,7 @@ import type { IndexProfile } from './workspace/profile';
 import { freshness } from './workspace/fresh';
 import { escapes } from './workspace/confine';
 import { readSource } from './workspace/read';
-import { projectFiles } from './workspace/project';
+import { isProjectRead, projectFiles, recordProjectReads } from './workspace/project';
 
 // Loaded on first use (all from async paths): a query that indexes, re-reads and diffs nothing —
 // most of them, on an up-to-date index — does not load the worker pool, the parse step or git.
@@ -127,7 +127,18 @@ export class Engine {
     this.rules = new IgnoreRules(this.root, opts.exclude ?? []);
     this.host = new IndexHost(this.store, this.graph, { changed: (files) => this.embeddings.changed(files) }, this.log);
     this.docs = new Buffers(this.host, parsers, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+    // Project files first read by an edit (a new folder's pyproject.toml, missing) are kept too:
+    // a later change to them must reach the index, even in another process.
+    this.host.onDidChange(() => {
+      const reads = this.graph.project?.reads?.size ?? 0;
+      if (reads === this.projectReadsKept) return;
+      this.projectReadsKept = reads;
+      recordProjectReads(this.root, this.store, this.graph.project);
+    });
   }
+
+  /** How many project-file reads the index holds already (see the constructor). */
+  private projectReadsKept = 0;
 
   /** The vector streams' background service (made on first use: a trace never needs it). */
   get embeddings(): EmbeddingService {
@@ -290,6 +301,7 @@ export class Engine {
         shouldStop: () => this.closing,
         ifBusy: options.ifBusy ?? 'wait',
         onProfile: (p) => (this.lastProfile = p),
+        onProjectMoved: () => this.docs.reindexAll(),
         discovered: fresh.found,
       },
       onProgress,
@@ -322,6 +334,7 @@ export class Engine {
     const open = this.docs.paths();
     const todo: Array<{ rel: string; lang: LanguageSupport; deleted: boolean }> = [];
     let rulesChanged = false;
+    let projectChanged = false;
     for (const c of changes) {
       let rel: string;
       try {
@@ -334,6 +347,7 @@ export class Engine {
         rulesChanged = true;
         continue;
       }
+      if (isProjectRead(this.graph.project, rel)) projectChanged = true;
       const lang = languageForPath(rel);
       if (open.has(rel) || !lang) continue;
       todo.push({ rel, lang, deleted: c.type === 'deleted' || this.rules.ignored(rel, false) });
@@ -364,10 +378,9 @@ export class Engine {
       this.host.apply({ writes });
     }
     // A .gitignore changed: files it now skips leave the index, files it lets in come in.
-    if (rulesChanged) {
-      this.rules.reset();
-      await this.indexWorkspace(undefined, { ifBusy: 'skip' });
-    }
+    if (rulesChanged) this.rules.reset();
+    // A tsconfig.json or pyproject.toml the index was built from: the run sees it moved.
+    if (rulesChanged || projectChanged) await this.indexWorkspace(undefined, { ifBusy: 'skip' });
   }
 
   /** A file the index would read: a language reads it, and no ignore rule skips it. */
@@ -380,9 +393,9 @@ export class Engine {
     return this.rules.ignored(file, isDir);
   }
 
-  /** Files whose changes the engine wants to hear of: indexable ones and the ignore files. */
+  /** Files whose changes the engine wants to hear of: indexable ones, the ignore files and the project files read. */
   isWatched(file: string): boolean {
-    return isIgnoreFile(file) || this.isIndexable(file);
+    return isIgnoreFile(file) || this.isIndexable(file) || isProjectRead(this.graph.project, file);
   }
 
   // --- editor buffers ------------------------------------------------------------------------
@@ -771,7 +784,9 @@ function isIgnoreFile(rel: string): boolean {
 /** Glob patterns of the files an engine wants watched (for an editor's file watcher). */
 export function watchGlobs(): string[] {
   const exts = [...EXTENSIONS].map((e) => e.replace(/^\./, '')).sort();
-  return [exts.length === 1 ? `**/*.${exts[0]}` : `**/*.{${exts.join(',')}}`, '**/.gitignore'];
+  // The project files a language reads (project.ts records which; an extended tsconfig may have
+  // any name, and is heard of through the workspace's own watcher).
+  return [exts.length === 1 ? `**/*.${exts[0]}` : `**/*.{${exts.join(',')}}`, '**/.gitignore', '**/{pyproject.toml,setup.cfg,package.json,tsconfig.json,jsconfig.json}'];
 }
 
 function checkPosition(pos: Position): void {

@@ -14,9 +14,9 @@ import { loadModel } from './model-from-store';
 const CHUNK = 5000;
 
 export class Graph {
-  readonly model: SymbolModel;
-  readonly resolver: DispatchResolver;
-  private readonly invalidation: Invalidation;
+  model: SymbolModel;
+  resolver: DispatchResolver;
+  private invalidation: Invalidation;
   /** Work from edits and watched files: resolved by `flush`. */
   private live: Work = newWork();
   /**
@@ -33,11 +33,25 @@ export class Graph {
   /** `project`: the workspace's project files (tsconfig.json, package.json) for module names. */
   constructor(
     private readonly store: Store,
-    readonly project?: ProjectFiles,
+    public project?: ProjectFiles,
   ) {
     this.model = new SymbolModel(project);
     this.resolver = new DispatchResolver(this.model);
     this.invalidation = new Invalidation(this.model, store, this.resolver);
+  }
+
+  /**
+   * Starts again from `project` (the project files read anew): module names, import bindings
+   * and every cache built from them go. The model is built again at the next load; the caller
+   * extracts and resolves every file again (workspace/indexer.ts), as a cold index would.
+   */
+  resetProject(project: ProjectFiles): void {
+    this.project = project;
+    this.model = new SymbolModel(project);
+    this.resolver = new DispatchResolver(this.model);
+    this.invalidation = new Invalidation(this.model, this.store, this.resolver);
+    this.loaded = false;
+    this.contexts.clear();
   }
 
   private loaded = false;

@@ -185,6 +185,11 @@ export interface ProjectFiles {
    * as; `read('../f')` reads beside the root. Absent: nothing outside the root is known.
    */
   rootNames?(): string[];
+  /**
+   * What `read` was asked for so far: the file's digest, or null when it was missing. The index
+   * keeps it, and rebuilds what these files steer when one of them changes.
+   */
+  readonly reads?: ReadonlyMap<string, string | null>;
 }
 
 /**

@@ -92,6 +92,11 @@ export class Buffers {
     return true;
   }
 
+  /** Extracts every indexed buffer again (the project files its import targets came from changed). */
+  reindexAll(): void {
+    for (const [path, o] of this.docs) if (o.doc) this.reindex(path, o, []);
+  }
+
   closeAll(): void {
     for (const o of this.docs.values()) o.doc?.dispose();
     this.docs.clear();

@@ -5,6 +5,7 @@
 import { EXTENSIONS } from '../languages/registry';
 import type { Store } from '../store/store';
 import { discover, type Discovery, type IgnoreRules, type SkippedFile } from './discover';
+import { projectMoved } from './project';
 import { runRecorded } from './runs';
 import { readContentSkips, stillRefused } from './skips';
 
@@ -54,5 +55,8 @@ export function freshness(ctx: FreshnessContext, store: Store): Freshness {
   let knownClosed = 0;
   for (const p of known.keys()) if (!ctx.openFiles.has(p)) knownClosed++;
   if (knownClosed !== seen) why ||= 'files were deleted or are now ignored';
+  // A project file the module names came from reads differently: the run parses everything.
+  const moved = why ? null : projectMoved(ctx.root, store);
+  if (moved) return { current: false, why: `${moved} changed`, parse: null, found };
   return why ? { current: false, why, parse, found } : { current: true, unchanged, skipped };
 }

@@ -12,6 +12,7 @@ import type { FileJob, FileOutcome } from './process';
 import { ProfileClock, type IndexProfile } from './profile';
 import { GrowthCollector } from '../gc';
 import { readContentSkips, stillRefused, writeContentSkips, type ContentSkips } from './skips';
+import { projectFiles, projectMoved, recordProjectReads } from './project';
 import { beat, claimRun, claimRunWhenFree, describeRun, failRun, releaseRun, type RunRecord } from './runs';
 
 const COMMIT_MS = 2000;
@@ -39,6 +40,8 @@ export interface IndexContext {
    * a language server), or `skip` and answer from what is there (a query command).
    */
   ifBusy?: 'wait' | 'skip';
+  /** Told after a run that found the project files changed (open buffers are extracted again). */
+  onProjectMoved?: () => void;
   /** Told where a run's time went, once it has finished (see profile.ts). */
   onProfile?: (p: IndexProfile) => void;
   /**
@@ -72,8 +75,19 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
     ctx.log(m);
     notes.push(m);
   }
+  // A project file that steers module names reads differently: every file's import targets and
+  // the model built from them are made again, from the files as they are now.
+  const moved = projectMoved(ctx.root, store);
+  if (moved) {
+    const m = `${moved} changed: every file is indexed and resolved again`;
+    ctx.log(m);
+    notes.push(m);
+    ctx.host.graph.resetProject(projectFiles(ctx.root));
+  }
   try {
-    const s = await run(ctx, claim.mine, claim.interrupted !== null, waited ? undefined : ctx.discovered, onProgress);
+    const s = await run(ctx, claim.mine, claim.interrupted !== null || moved !== null, moved !== null, waited ? undefined : ctx.discovered, onProgress);
+    if (!ctx.shouldStop?.()) recordProjectReads(ctx.root, store, ctx.host.graph.project, moved !== null);
+    if (moved) ctx.onProjectMoved?.();
     releaseRun(store, claim.mine);
     return summarize(store, started, s, notes);
   } catch (e) {
@@ -96,7 +110,8 @@ function summarize(store: Store, started: number, r: RunCounts, notes: string[])
   };
 }
 
-async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, discovered: Discovery | undefined, onProgress?: (p: IndexProgress) => void): Promise<RunCounts> {
+/** `recover`: every reference is resolved again; `reparse`: every file is parsed again, changed or not. */
+async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse: boolean, discovered: Discovery | undefined, onProgress?: (p: IndexProgress) => void): Promise<RunCounts> {
   const { store, graph } = ctx.host;
   const found = discovered ?? discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
   const known = new Map(store.files().map((f) => [f.path, f]));
@@ -115,11 +130,11 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, discove
     if (ctx.openFiles.has(f.path)) continue;
     const k = known.get(f.path);
     const refused = k ? null : stillRefused(refusals, f);
-    if (k && k.size === f.size && k.mtime_ms === f.mtimeMs) unchanged++;
+    if (k && k.size === f.size && k.mtime_ms === f.mtimeMs && !reparse) unchanged++;
     else if (refused) {
       skipped.push(refused);
       refusedNow.set(f.path, refusals.get(f.path)!);
-    } else jobs.push({ path: f.path, knownHash: k?.hash ?? null, size: f.size });
+    } else jobs.push({ path: f.path, knownHash: reparse ? null : (k?.hash ?? null), size: f.size });
   }
   const deletedPaths = [...known.keys()].filter((p) => !seen.has(p) && !ctx.openFiles.has(p));
   for (const s of skipped) ctx.log(`skipped ${s.file}: ${s.reason}`);

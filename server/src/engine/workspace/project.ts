@@ -1,18 +1,33 @@
 // The workspace's project files as the languages read them for module resolution (tsconfig.json
-// `paths`, package.json `exports` of workspace packages). Read from disk on demand; never written.
+// `paths`, package.json `exports` of workspace packages, pyproject.toml source roots). Read from
+// disk on demand; never written.
+//
+// Every read is recorded (the file's digest, or null when it was missing) and kept in the index
+// (`project_reads` in meta): module names, and so import targets and edges, were made from what
+// these files said. When one of them now says something else (a tsconfig `paths` edited, a
+// pyproject.toml that appears), the index is out of date though no indexed file changed:
+// `projectMoved` tells, and an index run then parses every file and resolves every reference
+// again with fresh project knowledge (indexer.ts), as a cold index would.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ProjectFiles } from '../languages/types';
+import type { Store } from '../store/store';
 
-export function projectFiles(root: string): ProjectFiles {
+const META_KEY = 'project_reads';
+
+/** What a read found: the file's digest, or null when there was no file to read. */
+type Reads = Map<string, string | null>;
+
+export function projectFiles(root: string): ProjectFiles & { readonly reads: ReadonlyMap<string, string | null> } {
   const abs = (rel: string) => path.join(root, ...rel.split('/'));
+  const reads: Reads = new Map();
   return {
+    reads,
     read(rel) {
-      try {
-        return fs.readFileSync(abs(rel), 'utf8');
-      } catch {
-        return undefined;
-      }
+      const text = readText(abs(rel));
+      reads.set(rel, text === undefined ? null : digest(text));
+      return text;
     },
     rootNames() {
       const out: string[] = [];
@@ -27,4 +42,71 @@ export function projectFiles(root: string): ProjectFiles {
       }
     },
   };
+}
+
+/**
+ * The first project file the index was built from that now reads differently (changed, appeared
+ * or went), or null. By stat alone for the files that were missing (most of them: every folder
+ * is asked for its pyproject.toml), so an up-to-date check stays a few milliseconds.
+ */
+export function projectMoved(root: string, store: Store): string | null {
+  const recorded = storedReads(store);
+  for (const [rel, was] of recorded) {
+    const abs = path.join(root, ...rel.split('/'));
+    if (was === null) {
+      if (fs.statSync(abs, { throwIfNoEntry: false })?.isFile()) return rel;
+      continue;
+    }
+    const text = readText(abs);
+    if (text === undefined || digest(text) !== was) return rel;
+  }
+  return null;
+}
+
+/**
+ * Keeps what `project` has read in the index, beside what earlier runs read. `refresh`: the
+ * recorded files are read again (after a run that found them moved, the old digests are stale).
+ */
+export function recordProjectReads(root: string, store: Store, project: ProjectFiles | undefined, refresh = false): void {
+  const now = project?.reads;
+  if (!now || (!now.size && !refresh)) return;
+  const stored = storedReads(store);
+  let changed = false;
+  if (refresh) {
+    for (const rel of stored.keys()) {
+      if (now.has(rel)) continue;
+      const text = readText(path.join(root, ...rel.split('/')));
+      const d = text === undefined ? null : digest(text);
+      if (stored.get(rel) !== d) stored.set(rel, d), (changed = true);
+    }
+  }
+  for (const [rel, d] of now) if (stored.get(rel) !== d) stored.set(rel, d), (changed = true);
+  if (changed) store.setMeta(META_KEY, JSON.stringify([...stored].sort((a, b) => (a[0] < b[0] ? -1 : 1))));
+}
+
+/** Is `rel` a project file the index was built from (its change must reach the index)? */
+export function isProjectRead(project: ProjectFiles | undefined, rel: string): boolean {
+  return project?.reads?.has(rel) ?? false;
+}
+
+function storedReads(store: Store): Reads {
+  const raw = store.meta(META_KEY);
+  if (!raw) return new Map();
+  try {
+    return new Map(JSON.parse(raw) as Array<[string, string | null]>);
+  } catch {
+    return new Map(); // unreadable: nothing to compare with; the next run writes it anew
+  }
+}
+
+function readText(abs: string): string | undefined {
+  try {
+    return fs.readFileSync(abs, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function digest(text: string): string {
+  return createHash('sha1').update(text).digest('base64');
 }

@@ -1,0 +1,116 @@
+// The project files a language reads to name modules (tsconfig.json `paths`, pyproject.toml
+// source roots) are not indexed, yet the edges come from what they say. When one changes, the
+// next index run — in this process or another — makes every import target and edge again, and
+// the graph equals a cold index of the same files.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { Engine } from '../server/src/engine/engine';
+import { edgeList } from './helpers/workspace';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+const open = (root: string) => Engine.open({ root, workers: 0, embeddings: { model: 'none' } });
+
+function tree(files: Record<string, string>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-project-'));
+  dirs.push(root);
+  for (const [rel, text] of Object.entries(files)) write(root, rel, text);
+  return root;
+}
+
+function write(root: string, rel: string, text: string): void {
+  fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  fs.writeFileSync(path.join(root, rel), text);
+}
+
+async function coldGraph(root: string): Promise<string[]> {
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-project-cold-'));
+  dirs.push(copy);
+  fs.cpSync(root, copy, { recursive: true, filter: (s) => path.basename(s) !== '.nsccn' });
+  const e = await open(copy);
+  await e.indexWorkspace();
+  const g = edgeList(e);
+  await e.close();
+  return g;
+}
+
+const calls = (e: Engine, id: string) => e.outgoing(id, ['CALLS']).map((x) => x.target).sort();
+
+const tsconfig = (to: string) => JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@app/*': [`${to}/*`] } } });
+const TS = {
+  'tsconfig.json': tsconfig('src'),
+  'src/x.ts': 'export function go(): number {\n  return 1;\n}\n',
+  'lib/x.ts': 'export function go(): number {\n  return 2;\n}\n',
+  'main.ts': "import { go } from '@app/x';\n\nexport function run(): number {\n  return go();\n}\n",
+};
+
+describe('a project file that changes reaches the graph', () => {
+  test('a tsconfig path alias pointed elsewhere moves the edges, as a cold index has them', async () => {
+    const root = tree(TS);
+    const e = await open(root);
+    await e.indexWorkspace();
+    expect(calls(e, 'func:main.ts:run')).toEqual(['func:src/x.ts:go']);
+    // An unchanged project: the next run is a no-op.
+    expect((await e.indexWorkspace()).parsed).toBe(0);
+    write(root, 'tsconfig.json', tsconfig('lib'));
+    const s = await e.indexWorkspace();
+    expect(s.notes?.join('\n')).toMatch(/tsconfig\.json changed: every file is indexed and resolved again/);
+    expect(calls(e, 'func:main.ts:run')).toEqual(['func:lib/x.ts:go']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    expect((await e.indexWorkspace()).parsed).toBe(0);
+    await e.close();
+  });
+
+  test('another process sees it too: the index remembers which project files it was made from', async () => {
+    const root = tree(TS);
+    let e = await open(root);
+    await e.indexWorkspace();
+    await e.close();
+    write(root, 'tsconfig.json', tsconfig('lib'));
+    e = await open(root);
+    await e.indexWorkspace();
+    expect(calls(e, 'func:main.ts:run')).toEqual(['func:lib/x.ts:go']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
+  test('a pyproject.toml that appears and declares a source root names the modules under it, and goes', async () => {
+    const root = tree({
+      'lib/pkg/__init__.py': '',
+      'lib/pkg/core.py': 'def go():\n    return 1\n',
+      'vendored/pkg/__init__.py': '',
+      'vendored/pkg/core.py': 'def go():\n    return 2\n',
+      'app.py': 'from pkg.core import go\n\n\ndef run():\n    return go()\n',
+    });
+    const e = await open(root);
+    await e.indexWorkspace();
+    // Two folders hold a `pkg`: without a declared root, both are candidates.
+    const both = ['func:lib/pkg/core.py:go', 'func:vendored/pkg/core.py:go'];
+    expect(calls(e, 'func:app.py:run')).toEqual(both);
+    write(root, 'pyproject.toml', '[tool.setuptools.packages.find]\nwhere = ["lib"]\n');
+    await e.indexWorkspace();
+    expect(calls(e, 'func:app.py:run')).toEqual(['func:lib/pkg/core.py:go']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    fs.rmSync(path.join(root, 'pyproject.toml'));
+    await e.indexWorkspace();
+    expect(calls(e, 'func:app.py:run')).toEqual(both);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
+  test('a file open in the editor follows too, and a watched change to the project file starts the run', async () => {
+    const root = tree(TS);
+    const e = await open(root);
+    await e.indexWorkspace();
+    e.openDocument('main.ts', TS['main.ts'], 1);
+    expect(e.isWatched('tsconfig.json')).toBe(true);
+    write(root, 'tsconfig.json', tsconfig('lib'));
+    await e.syncFiles([{ path: 'tsconfig.json', type: 'changed' }]);
+    expect(calls(e, 'func:main.ts:run')).toEqual(['func:lib/x.ts:go']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+});
