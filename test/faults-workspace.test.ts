@@ -96,3 +96,27 @@ describe('names and ignore files', () => {
     expect(ms).toBeLessThan(30_000);
   }, 60_000);
 });
+
+describe('files that change while the run reads them', () => {
+  test('a file deleted and another rewritten mid-run: no error, the deleted one is not kept, and the next run holds the new text', async () => {
+    const root = dir();
+    for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(root, `m${String(i).padStart(3, '0')}.py`), `def f${i}():\n    return helper()\n`);
+    const e = await Engine.open({ root, dbPath: ':memory:', workers: 0, embeddings: { model: 'none' } });
+    engines.push(e);
+    let struck = false;
+    const summary = await e.indexWorkspace((p) => {
+      // After the first batch, before the last files are read.
+      if (struck || p.done === 0 || p.done >= p.total) return;
+      struck = true;
+      fs.rmSync(path.join(root, 'm299.py'));
+      fs.writeFileSync(path.join(root, 'm298.py'), 'def rewritten():\n    return helper()\n');
+    });
+    expect(struck).toBe(true);
+    expect(e.store.files().map((f) => f.path)).not.toContain('m299.py');
+    expect(summary.files).toBe(300); // main.py + m000..m298
+    await e.indexWorkspace();
+    expect(e.store.file('m298.py')).toBeTruthy();
+    expect(e.outgoing('func:m298.py:rewritten', ['CALLS']).map((x) => x.target)).toEqual(['func:main.py:helper']);
+    expect(e.outgoing('func:m298.py:f298', ['CALLS'])).toEqual([]);
+  }, 60_000);
+});
