@@ -113,4 +113,44 @@ describe('a project file that changes reaches the graph', () => {
     expect(edgeList(e)).toEqual(await coldGraph(root));
     await e.close();
   });
+
+  describe('a file a path alias finds, appearing and going while its importer stays as it is', () => {
+    const files = () => ({ 'tsconfig.json': tsconfig('src'), 'src/y.ts': 'export const y = 1;\n', 'main.ts': TS['main.ts'] });
+    const X = 'export function go(): number {\n  return 1;\n}\n';
+
+    test('through index runs', async () => {
+      const root = tree(files());
+      const e = await open(root);
+      await e.indexWorkspace();
+      expect(calls(e, 'func:main.ts:run')).toEqual([null]); // unresolved
+      write(root, 'src/x.ts', X);
+      const s = await e.indexWorkspace();
+      expect(s.parsed).toBe(2); // src/x.ts, and main.ts again
+      expect(calls(e, 'func:main.ts:run')).toEqual(['func:src/x.ts:go']);
+      expect(edgeList(e)).toEqual(await coldGraph(root));
+      fs.rmSync(path.join(root, 'src/x.ts'));
+      await e.indexWorkspace();
+      expect(calls(e, 'func:main.ts:run')).toEqual([null]); // unresolved
+      expect(edgeList(e)).toEqual(await coldGraph(root));
+      await e.close();
+    });
+
+    test('through watched changes, with the importer open in the editor or not', async () => {
+      for (const openImporter of [false, true]) {
+        const root = tree(files());
+        const e = await open(root);
+        await e.indexWorkspace();
+        if (openImporter) e.openDocument('main.ts', TS['main.ts'], 1);
+        write(root, 'src/x.ts', X);
+        await e.syncFiles([{ path: 'src/x.ts', type: 'created' }]);
+        expect(calls(e, 'func:main.ts:run'), `importer open: ${openImporter}`).toEqual(['func:src/x.ts:go']);
+        expect(edgeList(e)).toEqual(await coldGraph(root));
+        fs.rmSync(path.join(root, 'src/x.ts'));
+        await e.syncFiles([{ path: 'src/x.ts', type: 'deleted' }]);
+        expect(calls(e, 'func:main.ts:run')).toEqual([null]); // unresolved
+        expect(edgeList(e)).toEqual(await coldGraph(root));
+        await e.close();
+      }
+    });
+  });
 });

@@ -301,7 +301,7 @@ export class Engine {
         shouldStop: () => this.closing,
         ifBusy: options.ifBusy ?? 'wait',
         onProfile: (p) => (this.lastProfile = p),
-        onProjectMoved: () => this.docs.reindexAll(),
+        reextractOpen: (paths) => this.docs.reindexAgain(paths),
         discovered: fresh.found,
       },
       onProgress,
@@ -332,7 +332,8 @@ export class Engine {
     const { processFile } = await onDemand.process();
     const max = this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const open = this.docs.paths();
-    const todo: Array<{ rel: string; lang: LanguageSupport; deleted: boolean }> = [];
+    /** `again`: unchanged, extracted again all the same (its imports name other files now). */
+    const todo: Array<{ rel: string; lang: LanguageSupport; deleted: boolean; again?: boolean }> = [];
     let rulesChanged = false;
     let projectChanged = false;
     for (const c of changes) {
@@ -354,20 +355,25 @@ export class Engine {
     }
     // In batches, each its own change: a branch switch of hundreds of files holds a batch's
     // extractions at a time, not all of them, and requests are answered between batches.
-    for (let at = 0; at < todo.length; at += SYNC_BATCH) {
+    /** Files that came or went: importers whose answer depended on them are extracted again. */
+    const cameOrWent: string[] = [];
+    for (let at = 0, end = 0; at < todo.length; at = end) {
+      end = Math.min(at + SYNC_BATCH, todo.length);
       if (at > 0) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.closed) return;
       }
       const writes: FileWrite[] = [];
-      for (const { rel, lang, deleted } of todo.slice(at, at + SYNC_BATCH)) {
+      for (const { rel, lang, deleted, again } of todo.slice(at, end)) {
         if (deleted) {
+          if (this.store.file(rel)) cameOrWent.push(rel);
           writes.push({ kind: 'deleted', path: rel });
           continue;
         }
         // Parsed before the transaction: it holds the write lock only for the writes.
         const known = this.store.file(rel);
-        const o = processFile(this.root, { path: rel, knownHash: known?.hash ?? null }, this.parsers, max);
+        if (!known) cameOrWent.push(rel);
+        const o = processFile(this.root, { path: rel, knownHash: again ? null : (known?.hash ?? null) }, this.parsers, max);
         if (o.kind === 'parsed') writes.push({ kind: 'extracted', lang, meta: { path: rel, language: o.language, module: o.module, hash: o.hash, size: o.size, mtimeMs: o.mtimeMs }, extraction: o.extraction });
         else if (o.kind === 'unchanged' && known) writes.push({ kind: 'touched', fid: known.fid, mtimeMs: o.mtimeMs, size: o.size });
         else if (o.kind === 'skipped') {
@@ -376,6 +382,15 @@ export class Engine {
         }
       }
       this.host.apply({ writes });
+      // Importers whose bare imports found a file by whether it exists (a path alias): once.
+      if (end === todo.length && cameOrWent.length) {
+        const decided = this.host.importersDecidedBy(cameOrWent.splice(0));
+        this.docs.reindexAgain(decided.filter((p) => open.has(p)));
+        for (const rel of decided) {
+          const lang = languageForPath(rel);
+          if (lang && !open.has(rel) && !todo.some((t) => t.rel === rel)) todo.push({ rel, lang, deleted: false, again: true });
+        }
+      }
     }
     // A .gitignore changed: files it now skips leave the index, files it lets in come in.
     if (rulesChanged) this.rules.reset();

@@ -77,15 +77,6 @@ export class Graph {
     const { refs, kept, removedIds } = written;
     const w = fromRun && this.run ? this.run : this.live;
     for (const rid of written.orphaned) w.recheck.push(rid);
-    // Kept as a digest: the text is kilobytes per file, the whole workspace's worth in the heap.
-    const context = digest(JSON.stringify([
-      ex.imports.map((b) => [b.local, b.module, b.member]),
-      ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
-      ex.entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`).sort(),
-    ]));
-    // A loop, not push(...kept): a spread of a large file's references overflows the stack.
-    if (kept.length && this.contexts.get(file) !== context) for (const rid of kept) w.recheck.push(rid);
-    this.contexts.set(file, context);
     const before = this.model.files.get(file);
     if (!before) w.files.set(file, module);
     if (!before && language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
@@ -118,6 +109,17 @@ export class Graph {
       calls: (ex.callArgs ?? []).map((c) => ({ from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args: w === this.run ? sharedList(this.run.argLists, c.args) : c.args })),
     });
     if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
+    // Kept as a digest: the text is kilobytes per file, the whole workspace's worth in the heap.
+    // Imports by the module they name now (as the model made it absolute): the same text may
+    // name another module once a file a path alias looks for appears.
+    const context = digest(JSON.stringify([
+      this.model.files.get(file)!.bindings.map((b) => [b.local, b.module, b.member]),
+      ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
+      ex.entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`).sort(),
+    ]));
+    // A loop, not push(...kept): a spread of a large file's references overflows the stack.
+    if (kept.length && this.contexts.get(file) !== context) for (const rid of kept) w.recheck.push(rid);
+    this.contexts.set(file, context);
     // A class whose attribute types or property getters changed types what is reached through
     // them elsewhere (`a.repo.save()` with `a: A`, in another file, or in a subclass).
     if (!intoEmpty) for (const cls of retypedClasses(before, this.model.files.get(file))) w.retyped.add(nameOfId(cls));

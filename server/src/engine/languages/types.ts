@@ -275,6 +275,12 @@ export interface LanguageSupport {
    * package.json); without it, only what the specifier itself says is used.
    */
   absoluteModule(module: string, fromFile: string, project?: ProjectFiles): string | null;
+  /**
+   * The files whose imports `absoluteModule` answered by whether one of `paths` exists (a
+   * tsconfig path alias that finds a file now): when one appears or goes, they are extracted
+   * again. Absent: a language whose module names do not depend on which files exist.
+   */
+  importersDecidedBy?(paths: readonly string[], project?: ProjectFiles): Set<string>;
   /** Names bound by the language itself (never resolved by same-directory/workspace guesses). */
   builtins?: ReadonlySet<string>;
   /** Builtin exception → its builtin base (`KeyError` → `LookupError`), for caught-or-escaping. */

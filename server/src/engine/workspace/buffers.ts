@@ -92,9 +92,12 @@ export class Buffers {
     return true;
   }
 
-  /** Extracts every indexed buffer again (the project files its import targets came from changed). */
-  reindexAll(): void {
-    for (const [path, o] of this.docs) if (o.doc) this.reindex(path, o, []);
+  /**
+   * Extracts these indexed buffers again, or all (null): the files or project files their import
+   * targets were found through changed.
+   */
+  reindexAgain(paths: readonly string[] | null): void {
+    for (const [path, o] of this.docs) if (o.doc && (!paths || paths.includes(path))) this.reindex(path, o, []);
   }
 
   closeAll(): void {

@@ -8,6 +8,7 @@ import type { GraphChange } from '../api';
 import type { Graph } from '../graph/graph';
 import { importRefs } from '../graph/imports';
 import type { FileExtraction, LanguageSupport } from '../languages/types';
+import { LANGUAGES } from '../languages/registry';
 import type { FileMeta, Store } from '../store/store';
 import type { ProfileClock } from './profile';
 
@@ -64,6 +65,19 @@ export class IndexHost {
   beginRun(clock?: ProfileClock, intoEmpty = false): IndexRun {
     this.graph.beginRun(intoEmpty);
     return new IndexRun(this, clock);
+  }
+
+  /**
+   * The files whose imports were answered by whether one of `paths` exists (a path alias that
+   * finds a file now, or no longer): they are extracted again when one appears or goes.
+   */
+  importersDecidedBy(paths: readonly string[]): string[] {
+    if (!paths.length) return [];
+    this.graph.load(); // the model's bindings are what asked
+    const out = new Set<string>();
+    for (const lang of LANGUAGES) for (const f of lang.importersDecidedBy?.(paths, this.graph.project) ?? []) out.add(f);
+    for (const p of paths) out.delete(p);
+    return [...out].sort();
   }
 
   onDidChange(listener: (c: GraphChange) => void): () => void {

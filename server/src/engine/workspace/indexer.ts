@@ -40,8 +40,11 @@ export interface IndexContext {
    * a language server), or `skip` and answer from what is there (a query command).
    */
   ifBusy?: 'wait' | 'skip';
-  /** Told after a run that found the project files changed (open buffers are extracted again). */
-  onProjectMoved?: () => void;
+  /**
+   * Open buffers to extract again (their import targets may have moved): these, or all (null)
+   * after a run that found the project files changed.
+   */
+  reextractOpen?: (paths: string[] | null) => void;
   /** Told where a run's time went, once it has finished (see profile.ts). */
   onProfile?: (p: IndexProfile) => void;
   /**
@@ -87,7 +90,7 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
   try {
     const s = await run(ctx, claim.mine, claim.interrupted !== null || moved !== null, moved !== null, waited ? undefined : ctx.discovered, onProgress);
     if (!ctx.shouldStop?.()) recordProjectReads(ctx.root, store, ctx.host.graph.project, moved !== null);
-    if (moved) ctx.onProjectMoved?.();
+    if (moved) ctx.reextractOpen?.(null);
     releaseRun(store, claim.mine);
     return summarize(store, started, s, notes);
   } catch (e) {
@@ -117,6 +120,8 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
   const known = new Map(store.files().map((f) => [f.path, f]));
   const cold = known.size === 0;
   const jobs: FileJob[] = [];
+  /** Files new to the index: importers whose answer depended on their absence move. */
+  const added: string[] = [];
   let unchanged = 0;
   const seen = new Set<string>();
   const skipped = [...found.skipped];
@@ -134,7 +139,10 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
     else if (refused) {
       skipped.push(refused);
       refusedNow.set(f.path, refusals.get(f.path)!);
-    } else jobs.push({ path: f.path, knownHash: reparse ? null : (k?.hash ?? null), size: f.size });
+    } else {
+      jobs.push({ path: f.path, knownHash: reparse ? null : (k?.hash ?? null), size: f.size });
+      if (!k) added.push(f.path);
+    }
   }
   const deletedPaths = [...known.keys()].filter((p) => !seen.has(p) && !ctx.openFiles.has(p));
   for (const s of skipped) ctx.log(`skipped ${s.file}: ${s.reason}`);
@@ -144,7 +152,7 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
 
   let done = 0;
   let parsed = 0;
-  const total = jobs.length;
+  let total = jobs.length;
   onProgress?.({ done, total });
   const bulk = cold && jobs.length >= BULK_MIN_FILES;
   // A large run's batches and resolution chunks leave garbage V8 would let pile up to twice the
@@ -196,20 +204,37 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
     }
     writer.write(writes);
   };
+  const parseOpts = { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop, clock };
+  const onBatch = (batch: FileOutcome[]) => {
+    apply(batch);
+    collect();
+    if (performance.now() - lastCommit > COMMIT_MS) {
+      beat(store, mine);
+      commit();
+      store.beginLong();
+      lastCommit = performance.now();
+    }
+    done += batch.length;
+    onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
+  };
   try {
     try {
-      await processAll(jobs, { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop, clock }, ctx.parsers, (batch) => {
-        apply(batch);
-        collect();
-        if (performance.now() - lastCommit > COMMIT_MS) {
-          beat(store, mine);
-          commit();
-          store.beginLong();
-          lastCommit = performance.now();
+      await processAll(jobs, parseOpts, ctx.parsers, onBatch);
+      // Importers whose bare imports found a file by whether it exists (a path alias): the
+      // files that came or went name other modules for them now. Not on a first index (nothing
+      // was asked yet) nor after a reparse of everything.
+      if (!cold && !reparse && !ctx.shouldStop?.()) {
+        const parsedNow = new Set(jobs.map((j) => j.path));
+        const decided = ctx.host.importersDecidedBy([...added, ...deletedPaths]).filter((p) => !parsedNow.has(p) && byPath.has(p));
+        const open = decided.filter((p) => ctx.openFiles.has(p));
+        const again = decided.filter((p) => !ctx.openFiles.has(p)).map((p) => ({ path: p, knownHash: null, size: byPath.get(p)!.size }));
+        if (again.length) {
+          total += again.length;
+          unchanged -= again.length;
+          await processAll(again, parseOpts, ctx.parsers, onBatch);
         }
-        done += batch.length;
-        onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
-      });
+        if (open.length) ctx.reextractOpen?.(open);
+      }
     } finally {
       commit();
     }

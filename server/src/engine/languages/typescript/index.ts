@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Grammar, LanguageSupport } from '../types';
 import { TsExtractor } from './extract';
-import { absoluteModule, BUILTINS, EXCEPTION_BASES, isPropertyGetter, moduleName } from './names';
+import { absoluteModule, BUILTINS, EXCEPTION_BASES, importersDecidedBy, isPropertyGetter, moduleName } from './names';
 import { skeletonTypescript } from './skeleton';
 
 /** The .scm files sit next to the sources; compiled code runs from dist/, which mirrors them. */
@@ -30,6 +30,7 @@ function support(id: string, extensions: string[], wasm: string, queryFiles: str
     skeleton: skeletonTypescript,
     moduleName,
     absoluteModule,
+    importersDecidedBy,
     builtins: BUILTINS,
     exceptionBases: EXCEPTION_BASES,
     constructorName: 'constructor',

@@ -50,6 +50,14 @@ export function absoluteModule(spec: string, fromFile: string, project?: Project
   return normalize(parts.join('/').replace(CODE_EXT, ''));
 }
 
+/**
+ * The files whose bare imports were answered by whether one of `paths` exists (a path alias or
+ * a workspace package's entry that finds a file now, or no longer): see ProjectResolver.
+ */
+export function importersDecidedBy(paths: readonly string[], project?: ProjectFiles): Set<string> {
+  return (project && resolvers.get(project)?.importersDecidedBy(paths)) || new Set();
+}
+
 /** A specifier naming the file itself (self-bindings: `export default X`, `module.exports = X`). */
 export function selfSpecifier(file: string): string {
   return './' + file.slice(file.lastIndexOf('/') + 1);

@@ -3,6 +3,7 @@
 // mapped to a workspace file stays as written (an external package).
 import type { ProjectFiles } from '../types';
 
+const CODE_EXT = /(\.d)?\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const SOURCE_EXTS = ['.ts', '.tsx', '.mts', '.cts', '.d.ts', '.js', '.jsx', '.mjs', '.cjs'];
 const CONDITIONS = ['source', 'types', 'import', 'module', 'default', 'require', 'node'];
 
@@ -23,6 +24,12 @@ export class ProjectResolver {
   private readonly configs = new Map<string, TsConfig | null>();
   private packages: Map<string, Pkg> | null = null;
   private readonly results = new Map<string, string>();
+  /** Per question (config base and specifier), the paths whose presence decided its answer. */
+  private readonly looked = new Map<string, string[]>();
+  /** Per path looked for (without extension), the files whose imports asked: see `importersDecidedBy`. */
+  private readonly askers = new Map<string, Set<string>>();
+  /** The paths the question being answered looks for. */
+  private looking: string[] | null = null;
 
   constructor(private readonly files: ProjectFiles) {}
 
@@ -31,11 +38,34 @@ export class ProjectResolver {
     const config = this.configFor(dirOf(fromFile));
     const key = `${config?.base ?? ''}\0${spec}`;
     const hit = this.results.get(key);
-    if (hit !== undefined) return hit;
-    const found = (config && this.throughPaths(config, spec)) ?? this.throughPackages(spec);
-    // Only hits are kept: a file created later must be found the next time it is asked for.
-    if (found) this.results.set(key, found);
-    return found;
+    if (hit === undefined || !this.looked.has(key)) {
+      this.looking = [];
+      const found = (config && this.throughPaths(config, spec)) ?? this.throughPackages(spec);
+      this.looked.set(key, this.looking);
+      this.looking = null;
+      // Only hits are kept: a file created later must be found the next time it is asked for.
+      if (found) this.results.set(key, found);
+    }
+    for (const p of this.looked.get(key)!) {
+      const l = this.askers.get(p);
+      if (l) l.add(fromFile);
+      else this.askers.set(p, new Set([fromFile]));
+    }
+    return this.results.get(key) ?? null;
+  }
+
+  /**
+   * The files whose bare imports were answered by whether one of `paths` (workspace files)
+   * exists: when one appears or goes, they name another module now. The answers go too.
+   */
+  importersDecidedBy(paths: readonly string[]): Set<string> {
+    const out = new Set<string>();
+    for (const p of paths) for (const f of this.askers.get(p.replace(CODE_EXT, '')) ?? []) out.add(f);
+    if (out.size) {
+      this.results.clear();
+      this.looked.clear();
+    }
+    return out;
   }
 
   private throughPaths(c: TsConfig, spec: string): string | null {
@@ -69,8 +99,9 @@ export class ProjectResolver {
 
   /** `path` as a module name when some source file (or index file) is there. */
   private existing(path: string): string | null {
-    const bare = path.replace(/(\.d)?\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/, '');
+    const bare = path.replace(CODE_EXT, '');
     for (const cand of [bare, `${bare}/index`]) {
+      this.looking?.push(cand);
       const dir = dirOf(cand);
       const names = this.listing(dir);
       const base = cand.slice(dir ? dir.length + 1 : 0);
