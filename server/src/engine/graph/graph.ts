@@ -342,9 +342,9 @@ function sharedList(pool: Map<string, string[]>, list: string[]): string[] {
   return list;
 }
 
-/** The bare name an entity id ends in (`method:a.py:Repo.save` → `save`). */
+/** The bare name an entity id ends in (`method:a.py:Repo.save` → `save`, `func:a.py:f#2` → `f`). */
 function nameOfId(id: string): string {
-  return lastSegment(id.slice(id.lastIndexOf(':') + 1));
+  return lastSegment(id.slice(id.lastIndexOf(':') + 1)).replace(/#\d+$/, '');
 }
 
 function digest(text: string): string {

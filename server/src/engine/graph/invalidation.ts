@@ -88,8 +88,14 @@ export class Invalidation {
       const names = w.classes.size ? new Set([...w.names, ...this.subclassNames(w.classes)]) : new Set(w.names);
       // A class that appears or goes moves the overrides calls on its ancestors may dispatch to.
       if (w.types.size) for (const n of methodNamesBelow(this.model, w.types)) names.add(n);
-      // A name imported under another name is referred to by that one.
-      for (const name of [...names]) for (const local of this.store.aliasesOf(name)) names.add(lastSegment(local));
+      // A name imported under another name is referred to by that one, and so on down a chain
+      // (`export default User` binds `default`, imported as `DefaultUser` elsewhere).
+      for (const todo = [...names]; todo.length; ) {
+        for (const local of this.store.aliasesOf(todo.pop()!)) {
+          const n = lastSegment(local);
+          if (!names.has(n)) names.add(n), todo.push(n);
+        }
+      }
       for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
       for (const path of this.filesImporting(w.files)) for (const r of this.store.refsOfFile(path)) add(r);
       if (w.layouts.size) {
@@ -177,7 +183,8 @@ export class Invalidation {
     const out = new Set<string>();
     for (const [file, module] of changed) {
       const dir = dirOf(file);
-      const name = module ? lastSegment(module) : file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+      // A module named by its path (TypeScript: `src/models`) is imported by its last part.
+      const name = module ? (module.includes('/') ? module.slice(module.lastIndexOf('/') + 1) : lastSegment(module)) : file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
       if (name) for (const p of this.store.pathsImportingName(name)) out.add(p);
       if (dir && name === dir.slice(dir.lastIndexOf('/') + 1)) for (const p of this.store.pathsUnder(dir)) out.add(p);
     }
