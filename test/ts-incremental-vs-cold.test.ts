@@ -23,7 +23,7 @@ function tsFiles(root: string, rel = ''): string[] {
   for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
     const p = rel ? `${rel}/${d.name}` : d.name;
     if (d.isDirectory() && d.name !== '.nsccn' && d.name !== 'node_modules') out.push(...tsFiles(root, p));
-    else if (/\.tsx?$/.test(d.name)) out.push(p);
+    else if (/\.(tsx?|m?js|cjs)$/.test(d.name)) out.push(p);
   }
   return out.sort();
 }
@@ -52,7 +52,7 @@ function exported(root: string): Array<{ file: string; name: string; kind: strin
 
 /** How `from` imports `to`: relative, or through the fixture's alias or package when one covers it. */
 function specifier(r: Rng, from: string, to: string): string {
-  const bare = to.replace(/\.tsx?$/, '');
+  const bare = to.replace(/\.(tsx?|m?js|cjs)$/, '');
   if (bare.startsWith('apps/web/src/') && r() < 0.6) return `@app/${bare.slice('apps/web/src/'.length)}`;
   if (bare === 'packages/core/src/index' && r() < 0.6) return '@acme/core';
   if (bare === 'packages/core/src/math' && r() < 0.6) return '@acme/core/math';
@@ -95,7 +95,7 @@ function mutate(root: string, original: Map<string, string>, r: Rng): string {
   if (op === 2) {
     const n = Math.floor(r() * 1000);
     const dir = path.posix.dirname(f) === '.' ? '' : path.posix.dirname(f) + '/';
-    const file = `${dir}added_${n}.ts`;
+    const file = `${dir}added_${n}${/\.(m?js|cjs)$/.test(f) ? '.js' : '.ts'}`;
     const names = exported(root).filter((x) => x.file !== file);
     const used = new Map<string, { file: string; name: string; kind: string }>();
     for (let k = 0; k < 3 && names.length; k++) {
@@ -104,7 +104,8 @@ function mutate(root: string, original: Map<string, string>, r: Rng): string {
     }
     const imports = [...used.values()].map((x) => `import { ${x.name} } from '${specifier(r, file, x.file)}';`);
     const body = [...used.values()].map((x) => (x.kind === 'class' ? `  new ${x.name}();` : `  ${x.name}();`));
-    write(root, file, `${imports.join('\n')}\n\nexport function added_${n}(): void {\n${body.join('\n')}\n}\n`);
+    const ret = file.endsWith('.ts') ? ': void' : '';
+    write(root, file, `${imports.join('\n')}\n\nexport function added_${n}()${ret} {\n${body.join('\n')}\n}\n`);
     return `added ${file} (${[...used.keys()].join(', ')})`;
   }
   if (op === 3 && files.length > 4) {
@@ -143,7 +144,8 @@ describe('TypeScript: incremental equals cold', () => {
     ['typescript', 2],
     ['ts-project', 3],
     ['ts-project', 4],
-    ...(process.env.NSCCN_MORE_SEEDS ? Array.from({ length: Number(process.env.NSCCN_MORE_SEEDS) }, (_, i) => [(['typescript', 'ts-project'] as const)[i % 2], 100 + i] as const) : []),
+    ['javascript', 5],
+    ...(process.env.NSCCN_MORE_SEEDS ? Array.from({ length: Number(process.env.NSCCN_MORE_SEEDS) }, (_, i) => [(['typescript', 'ts-project', 'javascript'] as const)[i % 3], 100 + i] as const) : []),
   ] as const) {
     test(`40 random edits of ${fixture} (seed ${seed}), each re-indexed incrementally, equal a cold index`, async () => {
       const root = copyFixture(fixture);
@@ -199,14 +201,16 @@ describe('TypeScript: what a change re-resolves elsewhere', () => {
     );
   });
 
-  test('a folder index that goes: imports of the folder name nothing any more', async () => {
-    await steps(
-      { 'models/base.ts': 'export function write(): void {}\n', 'models/index.ts': "export { write } from './base';\n", 'main.ts': "import { write } from './models';\n\nexport function run() {\n  write();\n}\n" },
-      [{ 'models/index.ts': null }],
-      'func:main.ts:run',
-      [['func:models/base.ts:write'], [null]],
-    );
-  });
+  for (const spec of ['./models', './models/index'])
+    test(`a folder index that goes and comes back, imported as '${spec}'`, async () => {
+      const index = "export { write } from './base';\n";
+      await steps(
+        { 'models/base.ts': 'export function write(): void {}\n', 'models/index.ts': index, 'main.ts': `import { write } from '${spec}';\n\nexport function run() {\n  write();\n}\n` },
+        [{ 'models/index.ts': null }, { 'models/index.ts': index }],
+        'func:main.ts:run',
+        [['func:models/base.ts:write'], [null], ['func:models/base.ts:write']],
+      );
+    });
 
   test('a name defined twice in one file and once removed: a guess elsewhere finds the one left', async () => {
     const twice = 'export function a() {}\n\nfunction next(): number {\n  return 1;\n}\n\nfunction next(): number {\n  return 2;\n}\n';

@@ -58,10 +58,10 @@ export function prepareStatements(db: Db) {
     deleteEntity: p('DELETE FROM entities WHERE eid = ?'),
     refsIntoEid: p('SELECT DISTINCT rid FROM edges WHERE dst = ?'),
     // Files whose imports may name a module (absolute, relative, or as a member of its package;
-    // dotted as in Python, or a path as in TypeScript: '../models', './payments.js').
+    // dotted as in Python, or a path as in TypeScript: '../models', '../models/index', './payments.js').
     pathsImportingName: p(`SELECT DISTINCT f.path FROM imports i JOIN files f ON f.fid = i.fid
       WHERE i.member = @n OR i.module = @n OR i.module LIKE '%.' || @n OR i.module LIKE @n || '.%' OR i.module LIKE '%.' || @n || '.%'
-        OR i.module LIKE '%/' || @n OR i.module LIKE '%/' || @n || '.%'`),
+        OR i.module LIKE '%/' || @n OR i.module LIKE '%/' || @n || '.%' OR i.module LIKE '%/' || @n || '/index' OR i.module LIKE '%/' || @n || '/index.%'`),
     // A substring pre-filter in SQL (the caller checks whole words): no row reaches JS unless
     // its type mentions one of the names.
     typedRefsMentioningOne: p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL AND instr(rtype, ?) > 0'),
