@@ -1,7 +1,12 @@
 // The CALLS eval's pure logic on hand-made data: target mapping, the class/__init__ key, caller
 // attribution, what is out of scope, the metrics, and the classification of disagreements.
 // (The eval itself needs pyright and the stdlib: `node dist/server/eval/calls-vs-pyright.js`.)
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { Engine } from '../server/src/engine/engine';
+import { readNsccnSide } from '../server/eval/pyright/nsccn-side';
 import { classify } from '../server/eval/pyright/classify';
 import {
   compareCalls,
@@ -120,6 +125,21 @@ describe('entity index', () => {
     expect(index.calleeKey('class:pkg/a.py:Child')).toBe('method:pkg/a.py:Base.__init__');
     expect(index.calleeKey('class:pkg/a.py:Plain')).toBe('class:pkg/a.py:Plain');
     expect(index.calleeKey('func:pkg/a.py:helper')).toBe('func:pkg/a.py:helper');
+  });
+
+  test("a property's setter and deleter are its getter's callee (pyright names a read's last declaration)", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-eval-prop-'));
+    fs.writeFileSync(path.join(root, 'p.py'), 'class C:\n    @property\n    def x(self):\n        return 1\n\n    @x.setter\n    def x(self, v):\n        pass\n\n    @x.deleter\n    def x(self):\n        pass\n\n    def y(self):\n        return self.x\n');
+    const e = await Engine.open({ root, workers: 0, embeddings: { model: 'none' } });
+    try {
+      await e.indexWorkspace();
+      const side = readNsccnSide(e);
+      const idx = new EntityIndex(side.entities, side.inherits);
+      expect(['method:p.py:C.x', 'method:p.py:C.x#2', 'method:p.py:C.x#3', 'method:p.py:C.y'].map((id) => idx.calleeKey(id))).toEqual(['method:p.py:C.x', 'method:p.py:C.x', 'method:p.py:C.x', 'method:p.py:C.y']);
+    } finally {
+      await e.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 
   test('inheritance cycles do not hang the key', () => {

@@ -9,7 +9,8 @@
 //    a class maps to the first `__init__` of its MRO in the workspace (as NSCCN resolves
 //    `Cls()`), or to itself when none exists. An `@overload` stub and the definition it types
 //    (its implementation) are one callee too: pyright names the first stub, NSCCN the
-//    implementation (graph/README.md rule 2).
+//    implementation (graph/README.md rule 2). A property's setter and deleter are its getter's
+//    callee too: at a read, pyright names the property's last declaration, NSCCN the getter.
 // 3. A call site belongs to the caller NSCCN attributes it to when NSCCN has a reference there
 //    (pyright reports calls of nested functions and of default values under the outer
 //    function; where a call belongs is a convention, not what is measured); otherwise to the
@@ -38,6 +39,8 @@ export interface EntityInfo {
   parent: string | null;
   /** An `@overload` stub: the id of the definition it types (the implementation, else the first stub). */
   overloadOf?: string;
+  /** A property's setter or deleter (`@x.setter`): the id of its getter. */
+  accessorOf?: string;
 }
 
 export type TargetRef =
@@ -156,7 +159,10 @@ export class EntityIndex {
     const e = this.byId.get(id);
     // Rule 2b: an `@overload` stub and its implementation are one callee (pyright answers with
     // the first stub's declaration, NSCCN with the implementation).
-    let key = e?.overloadOf ?? id;
+    // Rule 2c: a property's setter or deleter and its getter are one callee: at a read of the
+    // property pyright names the last declaration of its name (often the setter), NSCCN the
+    // getter a read runs.
+    let key = e?.overloadOf ?? e?.accessorOf ?? id;
     if (e?.kind === 'class') {
       const seen = new Set<string>();
       const visit = (c: string): string | undefined => {

@@ -20,6 +20,7 @@ export function readNsccnSide(engine: Engine): NsccnSide {
   for (const f of engine.store.files()) {
     const fileEnts = engine.fileEntities(f.path);
     const overloadOf = overloadTargets(fileEnts);
+    const accessorOf = accessorTargets(fileEnts);
     for (const e of fileEnts) {
       if (!e.file || !e.span || !e.nameSpan) continue;
       entities.push({
@@ -32,6 +33,7 @@ export function readNsccnSide(engine: Engine): NsccnSide {
         end: e.span.end,
         parent: e.parent,
         overloadOf: overloadOf.get(e.id),
+        accessorOf: accessorOf.get(e.id),
       });
       if (e.kind === 'function' || e.kind === 'method') signatures.set(e.id, e.signature);
       for (const x of engine.outgoing(e.id, ['CALLS', 'INHERITS'])) {
@@ -70,6 +72,19 @@ function overloadTargets(ents: ReadonlyArray<{ id: string; qname: string; kind: 
     if (!defs.some((d) => d.stub)) continue;
     const impl = defs.filter((d) => !d.stub).pop() ?? defs[0];
     for (const d of defs) if (d.stub && d.id !== impl.id) out.set(d.id, impl.id);
+  }
+  return out;
+}
+
+/** A property's `@x.setter` / `@x.deleter` definitions of a file → the getter of the same name. */
+function accessorTargets(ents: ReadonlyArray<{ id: string; name: string; qname: string; kind: string; decorators: string[] }>): Map<string, string> {
+  const isAccessor = (e: { name: string; decorators: string[] }) => e.decorators.some((d) => d === `${e.name}.setter` || d === `${e.name}.deleter`);
+  const getters = new Map<string, string>();
+  for (const e of ents) if (e.kind === 'method' && !isAccessor(e) && !getters.has(e.qname)) getters.set(e.qname, e.id);
+  const out = new Map<string, string>();
+  for (const e of ents) {
+    const getter = e.kind === 'method' && isAccessor(e) ? getters.get(e.qname) : undefined;
+    if (getter && getter !== e.id) out.set(e.id, getter);
   }
   return out;
 }
