@@ -135,6 +135,19 @@ describe('a project file that changes reaches the graph', () => {
       await e.close();
     });
 
+    test('a found file open in the editor, deleted on disk and closed: its importers follow', async () => {
+      const root = tree({ ...files(), 'src/x.ts': X });
+      const e = await open(root);
+      await e.indexWorkspace();
+      e.openDocument('src/x.ts', X, 1);
+      expect(calls(e, 'func:main.ts:run')).toEqual(['func:src/x.ts:go']);
+      fs.rmSync(path.join(root, 'src/x.ts'));
+      await e.closeDocument('src/x.ts');
+      expect(calls(e, 'func:main.ts:run')).toEqual([null]); // unresolved
+      expect(edgeList(e)).toEqual(await coldGraph(root));
+      await e.close();
+    });
+
     test('through watched changes, with the importer open in the editor or not', async () => {
       for (const openImporter of [false, true]) {
         const root = tree(files());

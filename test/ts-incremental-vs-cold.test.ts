@@ -9,6 +9,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
 import { mulberry32 } from '../server/eval/random';
 import { copyFixture, edgeList } from './helpers/workspace';
+import { LiveEditor, snapshot } from './helpers/live-apply';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -147,18 +148,22 @@ describe('TypeScript: incremental equals cold', () => {
     ['javascript', 5],
     ...(process.env.NSCCN_MORE_SEEDS ? Array.from({ length: Number(process.env.NSCCN_MORE_SEEDS) }, (_, i) => [(['typescript', 'ts-project', 'javascript'] as const)[i % 3], 100 + i] as const) : []),
   ] as const) {
-    test(`40 random edits of ${fixture} (seed ${seed}), each re-indexed incrementally, equal a cold index`, async () => {
+    const live = seed % 2 === 0; // every other seed: through buffers and watched changes, not index runs
+    test(`40 random edits of ${fixture} (seed ${seed}), each ${live ? 'typed into buffers or watched' : 're-indexed incrementally'}, equal a cold index`, async () => {
       const root = copyFixture(fixture);
       dirs.push(root);
       const original = new Map(tsFiles(root).map((f) => [f, fs.readFileSync(path.join(root, f), 'utf8')]));
       const r = mulberry32(seed);
       const e = await open(root);
       await e.indexWorkspace();
+      const editor = new LiveEditor(e, mulberry32(seed + 1000));
       const done: string[] = [];
       try {
         for (let step = 0; step < 40; step++) {
+          const before = live ? snapshot(root, tsFiles(root)) : null;
           done.push(mutate(root, original, r));
-          await e.indexWorkspace();
+          if (before) await editor.apply(before, snapshot(root, tsFiles(root)));
+          else await e.indexWorkspace();
           if (step % 4 !== 3) continue; // compare every few steps: a difference persists once made
           const [inc, cold] = [edgeList(e), await coldGraph(root)];
           const missing = cold.filter((x) => !inc.includes(x));

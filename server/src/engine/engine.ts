@@ -378,6 +378,7 @@ export class Engine {
         else if (o.kind === 'unchanged' && known) writes.push({ kind: 'touched', fid: known.fid, mtimeMs: o.mtimeMs, size: o.size });
         else if (o.kind === 'skipped') {
           if (!o.gone) this.log(`skipped ${rel}: ${o.reason}`);
+          if (known) cameOrWent.push(rel);
           writes.push({ kind: 'deleted', path: rel });
         }
       }

@@ -154,8 +154,10 @@ export class Graph {
       if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])) || oldReturns.get(e.id) !== (e.returns ?? null)) w.names.add(e.name);
     }
     for (const id of removedIds) w.names.add(nameOfId(id));
-    for (const e of ex.entities) if (e.kind === 'class' && !oldIds.has(e.id)) w.types.add(e.name);
-    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(nameOfId(id));
+    // A class that appears or goes is, or was, a base by name: what its subclasses inherit
+    // moves, their constructor calls (`Child()` runs the first `__init__` up the chain) too.
+    for (const e of ex.entities) if (e.kind === 'class' && !oldIds.has(e.id)) w.types.add(e.name), w.classes.add(e.name);
+    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(nameOfId(id)), w.classes.add(nameOfId(id));
     // A member that appears or goes changes calls of its class and its subclasses by their own
     // names (a constructor call `Child()` binds to an inherited constructor).
     const members = ex.entities.filter((e) => e.kind === 'method' && !oldIds.has(e.id)).map((e) => e.parent);
@@ -180,7 +182,7 @@ export class Graph {
     const { removedIds } = deleted;
     const w = fromRun && this.run ? this.run : this.live;
     for (const rid of deleted.orphaned) w.recheck.push(rid);
-    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(nameOfId(id));
+    for (const id of removedIds) if (id.startsWith('class:')) w.types.add(nameOfId(id)), w.classes.add(nameOfId(id));
     const gone = this.model.files.get(file);
     w.files.set(file, gone?.module ?? null);
     if (gone?.language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
