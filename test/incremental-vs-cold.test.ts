@@ -210,6 +210,30 @@ describe('incremental equals cold', () => {
     await e.close();
   });
 
+  test('a name re-exported through another module follows a package __init__ that goes and comes back', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-reexport-'));
+    dirs.push(root);
+    const init = 'from .core import Service\n';
+    fs.mkdirSync(path.join(root, 'service'));
+    fs.writeFileSync(path.join(root, 'service/__init__.py'), init);
+    fs.writeFileSync(path.join(root, 'service/core.py'), 'class Service:\n    pass\n');
+    fs.writeFileSync(path.join(root, 'app.py'), 'from service import Service\n');
+    fs.writeFileSync(path.join(root, 'main.py'), 'from app import Service\n\n\ndef run():\n    return Service()\n');
+    const e = await open(root);
+    await e.indexWorkspace();
+    const runs = () => e.outgoing('func:main.py:run', ['CALLS']).map((x) => x.target);
+    expect(runs()).toEqual(['class:service/core.py:Service']);
+    fs.rmSync(path.join(root, 'service/__init__.py'));
+    await e.indexWorkspace();
+    expect(runs()).toEqual([null]); // unresolved: `service` is a namespace package now
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    fs.writeFileSync(path.join(root, 'service/__init__.py'), init);
+    await e.indexWorkspace();
+    expect(runs()).toEqual(['class:service/core.py:Service']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
   test('calls through a chain of attributes follow a type that changes two classes away', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-chain-'));
     dirs.push(root);

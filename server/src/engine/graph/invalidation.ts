@@ -86,6 +86,16 @@ export class Invalidation {
       };
       for (const r of this.store.refsByRid(w.recheck)) add(r);
       const names = w.classes.size ? new Set([...w.names, ...this.subclassNames(w.classes)]) : new Set(w.names);
+      // Files whose imports may bind other modules now: their own references, and what other
+      // files reach through their bindings (`from .app import Service` where app.py re-exports
+      // `from service import Service`): references ending in the names they bind.
+      const rebound = this.filesImporting(w.files);
+      if (w.layouts.size) {
+        const moved = this.filesBelow(w.layouts);
+        for (const path of moved.keys()) rebound.add(path);
+        for (const path of this.filesImporting(moved)) rebound.add(path);
+      }
+      for (const path of rebound) for (const b of this.model.files.get(path)?.bindings ?? []) if (b.local) names.add(lastSegment(b.local));
       // A class that appears or goes moves the overrides calls on its ancestors may dispatch to.
       if (w.types.size) for (const n of methodNamesBelow(this.model, w.types)) names.add(n);
       // A name imported under another name is referred to by that one, and so on down a chain
@@ -97,12 +107,7 @@ export class Invalidation {
         }
       }
       for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
-      for (const path of this.filesImporting(w.files)) for (const r of this.store.refsOfFile(path)) add(r);
-      if (w.layouts.size) {
-        const moved = this.filesBelow(w.layouts);
-        for (const path of moved.keys()) for (const r of this.store.refsOfFile(path)) add(r);
-        for (const path of this.filesImporting(moved)) for (const r of this.store.refsOfFile(path)) add(r);
-      }
+      for (const path of rebound) for (const r of this.store.refsOfFile(path)) add(r);
       const typedNames = new Set(names);
       const globals = new Set(w.globals);
       if (w.retyped.size) {
