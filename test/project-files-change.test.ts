@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
 import { edgeList } from './helpers/workspace';
+import { coldGraph } from './helpers/cold-diff';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -24,17 +25,6 @@ function tree(files: Record<string, string>): string {
 function write(root: string, rel: string, text: string): void {
   fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
   fs.writeFileSync(path.join(root, rel), text);
-}
-
-async function coldGraph(root: string): Promise<string[]> {
-  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-project-cold-'));
-  dirs.push(copy);
-  fs.cpSync(root, copy, { recursive: true, filter: (s) => path.basename(s) !== '.nsccn' });
-  const e = await open(copy);
-  await e.indexWorkspace();
-  const g = edgeList(e);
-  await e.close();
-  return g;
 }
 
 const calls = (e: Engine, id: string) => e.outgoing(id, ['CALLS']).map((x) => x.target).sort();

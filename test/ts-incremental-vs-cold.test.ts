@@ -7,9 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
-import { mulberry32 } from '../server/eval/random';
-import { copyFixture, edgeList } from './helpers/workspace';
-import { LiveEditor, snapshot } from './helpers/live-apply';
+import { edgeList } from './helpers/workspace';
+import { coldGraph, randomEditsEqualCold } from './helpers/cold-diff';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -127,18 +126,6 @@ function mutate(root: string, original: Map<string, string>, r: Rng): string {
   return `restored ${back}`;
 }
 
-async function coldGraph(root: string): Promise<string[]> {
-  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-ts-cold-'));
-  dirs.push(copy);
-  fs.cpSync(root, copy, { recursive: true, filter: (s) => path.basename(s) !== '.nsccn' });
-  const e = await open(copy);
-  await e.indexWorkspace();
-  const g = edgeList(e);
-  await e.close();
-  fs.rmSync(copy, { recursive: true, force: true });
-  return g;
-}
-
 describe('TypeScript: incremental equals cold', () => {
   for (const [fixture, seed] of [
     ['typescript', 1],
@@ -149,31 +136,8 @@ describe('TypeScript: incremental equals cold', () => {
     ...(process.env.NSCCN_MORE_SEEDS ? Array.from({ length: Number(process.env.NSCCN_MORE_SEEDS) }, (_, i) => [(['typescript', 'ts-project', 'javascript'] as const)[i % 3], 100 + i] as const) : []),
   ] as const) {
     const live = seed % 2 === 0; // every other seed: through buffers and watched changes, not index runs
-    test(`40 random edits of ${fixture} (seed ${seed}), each ${live ? 'typed into buffers or watched' : 're-indexed incrementally'}, equal a cold index`, async () => {
-      const root = copyFixture(fixture);
-      dirs.push(root);
-      const original = new Map(tsFiles(root).map((f) => [f, fs.readFileSync(path.join(root, f), 'utf8')]));
-      const r = mulberry32(seed);
-      const e = await open(root);
-      await e.indexWorkspace();
-      const editor = new LiveEditor(e, mulberry32(seed + 1000));
-      const done: string[] = [];
-      try {
-        for (let step = 0; step < 40; step++) {
-          const before = live ? snapshot(root, tsFiles(root)) : null;
-          done.push(mutate(root, original, r));
-          if (before) await editor.apply(before, snapshot(root, tsFiles(root)));
-          else await e.indexWorkspace();
-          if (step % 4 !== 3) continue; // compare every few steps: a difference persists once made
-          const [inc, cold] = [edgeList(e), await coldGraph(root)];
-          const missing = cold.filter((x) => !inc.includes(x));
-          const extra = inc.filter((x) => !cold.includes(x));
-          expect({ step, missing, extra }, `after:\n${done.join('\n')}`).toEqual({ step, missing: [], extra: [] });
-        }
-      } finally {
-        await e.close();
-      }
-    }, 120_000);
+    test(`40 random edits of ${fixture} (seed ${seed}), each ${live ? 'typed into buffers or watched' : 're-indexed incrementally'}, equal a cold index`, () =>
+      randomEditsEqualCold({ fixture, seed, live, files: tsFiles, mutate: mutate, cleanup: dirs }), 120_000);
   }
 });
 
