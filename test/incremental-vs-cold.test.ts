@@ -25,6 +25,11 @@ function pyFiles(root: string, rel = ''): string[] {
   return out.sort();
 }
 
+/** What the edits may touch: the code, and the pyproject.toml that may declare a source root. */
+function editedFiles(root: string): string[] {
+  return [...pyFiles(root), ...(fs.existsSync(path.join(root, 'pyproject.toml')) ? ['pyproject.toml'] : [])];
+}
+
 /** `def`/`class` blocks: [first line, end line) at any indentation. */
 function blocks(lines: string[]): Array<{ start: number; end: number; indent: number }> {
   const out = [];
@@ -61,6 +66,17 @@ function mutate(root: string, original: Map<string, string>, r: Rng, overrides =
   const abs = path.join(root, f);
   const lines = fs.readFileSync(abs, 'utf8').split('\n');
   const bs = blocks(lines);
+  if (r() < 1 / 16) {
+    // A pyproject.toml declares another source root, or goes: every module name may move.
+    const pyproject = path.join(root, 'pyproject.toml');
+    if (fs.existsSync(pyproject) && r() < 0.5) {
+      fs.rmSync(pyproject);
+      return 'deleted pyproject.toml';
+    }
+    const top = pick(r, ['.', ...new Set(files.map((x) => x.split('/')[0]).filter((d) => !d.endsWith('.py')))]);
+    fs.writeFileSync(pyproject, `[tool.setuptools.packages.find]\nwhere = ["${top}"]\n`);
+    return `pyproject.toml: where = ${top}`;
+  }
   const op = Math.floor(r() * (overrides ? 8 : 7));
   if (op === 6) {
     // A folder becomes a package or stops being one: the import names of the files below move.
@@ -344,6 +360,6 @@ describe('incremental equals cold', () => {
   ] as const) {
     const live = seed % 2 === 0; // every other seed: through buffers and watched changes, not index runs
     test(`40 random edits of ${fixture} (seed ${seed}), each ${live ? 'typed into buffers or watched' : 're-indexed incrementally'}, equal a cold index`, () =>
-      randomEditsEqualCold({ fixture, seed, live, files: pyFiles, mutate: (root, original, r) => mutate(root, original, r, fixture === 'dispatch'), cleanup: dirs }));
+      randomEditsEqualCold({ fixture, seed, live, files: editedFiles, mutate: (root, original, r) => mutate(root, original, r, fixture === 'dispatch'), cleanup: dirs }));
   }
 });

@@ -26,6 +26,9 @@ export async function coldGraph(root: string): Promise<string[]> {
   }
 }
 
+/** Files an editor opens as code buffers. */
+const CODE = /\.(py|pyi|tsx?|[mc]?js|jsx)$/;
+
 export type Snapshot = Map<string, string>;
 
 export function snapshot(root: string, files: string[]): Snapshot {
@@ -50,8 +53,9 @@ export class LiveEditor {
     for (const [f, text] of after) {
       const was = before.get(f);
       if (was === text) continue;
-      if (was === undefined) {
-        watched.push({ path: f, type: 'created' });
+      if (was === undefined || !CODE.test(f)) {
+        // New, or not code (a tsconfig.json): an editor's buffer of it would tell the index nothing.
+        watched.push({ path: f, type: was === undefined ? 'created' : 'changed' });
       } else if (this.versions.has(f)) {
         const v = this.versions.get(f)! + 1;
         this.versions.set(f, v);
