@@ -1,7 +1,7 @@
 // Keeps edges true as files change: applies extractions to the symbol model, then resolves the
 // refs of changed files plus the refs elsewhere whose resolution may have moved (those naming
 // an entity that appeared or disappeared).
-import { createHash } from 'node:crypto';
+import { digest } from '../digest';
 import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages/types';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../dotted';
@@ -349,9 +349,6 @@ function nameOfId(id: string): string {
   return lastSegment(id.slice(id.lastIndexOf(':') + 1)).replace(/#\d+$/, '');
 }
 
-function digest(text: string): string {
-  return createHash('sha1').update(text).digest('base64');
-}
 
 /**
  * Ids of the classes whose attributes hold other types between two versions of a file: an

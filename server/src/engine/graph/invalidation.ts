@@ -206,24 +206,11 @@ export class Invalidation {
   }
 
   /**
-   * `name` and the names of the classes that inherit from it, transitively, by the last segment
-   * of their base expressions: a superset (names only), which is what re-resolution wants.
+   * `names` and the names of the classes that inherit from them, transitively, by the last
+   * segment of their base expressions: a superset (names only), which is what re-resolution wants.
    */
   private subclassNames(names: Set<string>): Set<string> {
-    const byBase = new Map<string, string[]>();
-    for (const e of this.model.byId.values()) {
-      if (e.kind !== 'class' || !e.bases) continue;
-      for (const b of e.bases) {
-        const k = lastSegment(b.replace(/\[.*$/s, ''));
-        const l = byBase.get(k);
-        if (l) l.push(e.name);
-        else byBase.set(k, [e.name]);
-      }
-    }
-    const out = new Set(names);
-    const todo = [...names];
-    while (todo.length) for (const sub of byBase.get(todo.pop()!) ?? []) if (!out.has(sub)) out.add(sub), todo.push(sub);
-    return out;
+    return this.closure(names, false);
   }
 
   /**
@@ -232,6 +219,11 @@ export class Invalidation {
    * moves when `r`'s type changes in `A`, though neither `B` nor `C` changed. By name, a superset.
    */
   private holdersOf(classes: Set<string>): Set<string> {
+    return this.closure(classes, true);
+  }
+
+  /** `start` and every class name reached from it by base links (and, with `holders`, holder links). */
+  private closure(start: Set<string>, holders: boolean): Set<string> {
     const next = new Map<string, Set<string>>();
     const link = (from: string, to: string | undefined) => {
       if (!to) return;
@@ -241,16 +233,18 @@ export class Invalidation {
     };
     for (const e of this.model.byId.values()) {
       if (e.kind === 'class') for (const b of e.bases ?? []) link(lastSegment(b.replace(/\[.*$/s, '')), e.name);
-      if (e.property && e.parent && e.returns) for (const w of e.returns.match(/\w+/g) ?? []) link(w, this.model.byId.get(e.parent)?.name);
+      if (holders && e.property && e.parent && e.returns) for (const w of e.returns.match(/\w+/g) ?? []) link(w, this.model.byId.get(e.parent)?.name);
     }
-    for (const fs of this.model.files.values()) {
-      for (const [cls, attrs] of fs.attrTypes) {
-        const name = this.model.byId.get(cls)?.name;
-        for (const t of attrs.values()) for (const w of t.match(/\w+/g) ?? []) link(w, name);
+    if (holders) {
+      for (const fs of this.model.files.values()) {
+        for (const [cls, attrs] of fs.attrTypes) {
+          const name = this.model.byId.get(cls)?.name;
+          for (const t of attrs.values()) for (const w of t.match(/\w+/g) ?? []) link(w, name);
+        }
       }
     }
-    const out = new Set(classes);
-    const todo = [...classes];
+    const out = new Set(start);
+    const todo = [...start];
     while (todo.length) for (const n of next.get(todo.pop()!) ?? []) if (!out.has(n)) out.add(n), todo.push(n);
     return out;
   }

@@ -8,11 +8,11 @@
 // pyproject.toml that appears), the index is out of date though no indexed file changed:
 // `projectMoved` tells, and an index run then parses every file and resolves every reference
 // again with fresh project knowledge (indexer.ts), as a cold index would.
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ProjectFiles } from '../languages/types';
 import type { Store } from '../store/store';
+import { digest } from '../digest';
 
 const META_KEY = 'project_reads';
 
@@ -107,6 +107,3 @@ function readText(abs: string): string | undefined {
   }
 }
 
-function digest(text: string): string {
-  return createHash('sha1').update(text).digest('base64');
-}
