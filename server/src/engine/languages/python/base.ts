@@ -40,6 +40,11 @@ export interface Pending {
   narrow?: Map<string, string>;
 }
 
+/** A pending reference, every field present from the start: one object shape for all of them. */
+function pending(scope: Scope, relation: Pending['relation'], path: string, at: Span, catches: string[] | undefined, mode: Pending['mode'], section: number, member: string | undefined, narrow: Map<string, string> | undefined): Pending {
+  return { scope, relation, path, span: at, catches, mode, section, member, args: undefined, narrow };
+}
+
 /** What one top-level definition contributed: reused as is when its text has not changed. */
 export interface Section {
   text: string;
@@ -263,12 +268,13 @@ export abstract class ExtractorBase {
   }
 
   protected defer(scope: Scope, relation: Pending['relation'], path: string, at: Node, mode?: Pending['mode']): void {
-    this.pending.push({ scope, relation, path, span: span(at), catches: relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined, mode, section: this.section, narrow: this.narrowedIn(scope) });
+    const catches = relation === 'CALLS' || relation === 'PROPAGATES_ERROR' ? this.catches() : undefined;
+    this.pending.push(pending(scope, relation, path, span(at), catches, mode, this.section, undefined, this.narrowedIn(scope)));
   }
 
   /** A call on what `callee(...)` returns; the callee's own first name is bound at the end. */
   protected deferTyped(scope: Scope, callee: string, member: string, at: Node): void {
-    this.pending.push({ scope, relation: 'CALLS', path: callee, span: span(at), catches: this.catches(), section: this.section, member, narrow: this.narrowedIn(scope) });
+    this.pending.push(pending(scope, 'CALLS', callee, span(at), this.catches(), undefined, this.section, member, this.narrowedIn(scope)));
   }
 
   /** The `isinstance` narrowings in force for `scope` (innermost wins), or undefined. */

@@ -175,122 +175,140 @@ export class PythonExtractor extends ExpressionWalker {
   }
 
   /** Decides receivers now that every scope knows its locals, and emits the refs. */
+  // (Kept as small methods: `finish` runs once per file, so a large body was re-optimised
+  // whole each time a file brought objects of a new shape.)
   protected finish(): void {
-    const seenReads = new Set<string>();
+    const names = this.fileNames();
+    for (const p of this.pending) this.finishPending(p, names);
+    this.finishScopes();
+  }
+
+  /** The names of this file that decide how a pending reference is read. */
+  private fileNames(): FileNames {
     // Names this file binds itself (a builtin shadowed by a def or an import is a call to it).
-    const ownNames = new Set<string>([...this.entities.map((e) => e.name), ...this.members.map((e) => e.name), ...this.imports.map((b) => b.local ?? '*')]);
+    const own = new Set<string>();
+    for (const e of this.entities) own.add(e.name);
+    for (const e of this.members) own.add(e.name);
     // Names bound by `from m import x` (not modules, not classes by their look): what they hold may have properties.
-    const importedMembers = new Set(this.imports.filter((b) => b.local && b.member && b.member !== '*' && /^_?[a-z]/.test(b.local)).map((b) => b.local!));
-    if (ownNames.has('*')) for (const b of BUILTINS) ownNames.add(b);
-    // Built field by field, in the order refs were always written in (their JSON is compared).
-    const finished = (p: Pending, target: string, receiver?: Receiver): RawRef => {
-      const r: RawRef = p.catches ? { from: p.scope.ent.id, relation: p.relation, span: p.span, catches: p.catches, target } : { from: p.scope.ent.id, relation: p.relation, span: p.span, target };
-      if (receiver) r.receiver = receiver;
-      return r;
-    };
-    const emit = (p: Pending, ref: RawRef) => {
-      this.refs.push(ref);
-      if (p.section >= 0) this.sections[p.section].refs.push(ref);
-      // A call on an expression of unknown type never reaches a workspace function, nor does a
-      // builtin this file neither defines nor imports: no record (most calls are one of them).
-      if (p.args && ref.relation === 'CALLS' && !ref.access && ref.receiver?.kind !== 'expr' && !(ref.receiver === undefined && BUILTINS.has(ref.target) && !ownNames.has(ref.target))) {
-        const raw = this.argTypes(p.args, p.scope);
-        const args = (raw ?? []).map((a) => {
-          if (a === '*' || a === '') return a;
-          const eq = /^(\w+)=/.exec(a);
-          const t = eq ? a.slice(eq[0].length) : a;
-          const canon = t ? this.canonicalType(p.scope, t) ?? '' : '';
-          return eq ? `${eq[1]}=${canon}` : canon;
-        });
-        if (!raw) return;
-        const c: CallArgs = { from: ref.from, target: ref.target, args };
-        if (ref.receiver) c.receiver = ref.receiver;
-        this.callArgs.push(c);
-        if (p.section >= 0) this.sections[p.section].callArgs.push(c);
-      }
-    };
-    for (const p of this.pending) {
-      const path = p.path;
-      const dot = path.indexOf('.');
-      const head = dot < 0 ? path : path.slice(0, dot);
-      const rest = dot < 0 ? '' : path.slice(dot + 1);
-      const last = path.slice(path.lastIndexOf('.') + 1);
-      const narrowed = p.narrow?.get(head);
-      const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(p.scope, head);
-      if (p.member !== undefined) {
-        const type = this.callType(p.scope, path, p.narrow);
-        if (p.mode === 'access') {
-          // A read: a getter call only on a value of known type (see the access mode below).
-          if (type && !type.startsWith('param:')) emit(p, { ...finished(p, p.member, { kind: 'typed', type }), access: true });
-          continue;
-        }
-        emit(p, finished(p, p.member, type ? { kind: 'typed', type } : { kind: 'expr' }));
-        continue;
-      }
-      if (p.relation === 'READS_CONFIG') {
-        if (b.kind !== 'name') continue;
-        const key = `${p.scope.ent.id}\0${path}`;
-        if (seenReads.has(key)) continue;
-        seenReads.add(key);
-        const r = finished(p, path);
-        r.configKind = 'constant';
-        emit(p, r);
-        continue;
-      }
-      if (p.mode === 'access') {
-        // Only through self or an object of known type, and not for attributes the class
-        // itself assigns (those are data, not properties).
-        let r: RawRef | null = null;
-        if (b.kind === 'self' && rest && !(dot >= 0 && path.indexOf('.', dot + 1) < 0 && this.memberIds.has(entityId('attr', this.file, `${b.scope.ent.qname}.${rest}`)))) {
-          r = finished(p, rest, { kind: 'self' });
-        } else if (b.kind === 'typed' && rest && !b.type.startsWith('param:')) {
-          // (Not through parameters typed by their callers: reading their attributes is too
-          // common to keep a reference for each on the chance of a property.)
-          const type = this.canonicalType(p.scope, b.type);
-          if (type) r = finished(p, rest, { kind: 'typed', type });
-        } else if (b.kind === 'name' && rest && importedMembers.has(head)) {
-          // An object imported from another module (`from .globals import request`): its
-          // type is recorded there (`request: Request = LocalProxy(…)`).
-          r = finished(p, path);
-        }
-        if (r) {
-          r.access = true;
-          emit(p, r);
-        }
-        continue;
-      }
-      if (p.mode === 'globalOnly') {
-        if (p.scope.globals.has(path)) emit(p, finished(p, path));
-        continue;
-      }
-      switch (b.kind) {
-        case 'self':
-        case 'cls':
-          if (!rest) {
-            // `cls()` constructs the class; `self()` calls __call__; `self[k] = v` is no ref.
-            if (p.relation === 'CALLS') emit(p, b.kind === 'cls' ? finished(p, b.scope.ent.qname) : finished(p, '__call__', { kind: 'self' }));
-            continue;
-          }
-          emit(p, finished(p, rest, { kind: b.kind }));
-          break;
-        case 'typed': {
-          const type = this.canonicalType(p.scope, b.type);
-          if (!rest || !type) {
-            if (p.relation === 'CALLS') emit(p, finished(p, rest ? last : head, { kind: 'expr' }));
-            continue;
-          }
-          emit(p, finished(p, rest, { kind: 'typed', type }));
-          break;
-        }
-        case 'local':
-          if (p.relation === 'CALLS') emit(p, finished(p, last, { kind: 'expr' }));
-          break;
-        case 'name':
-          // (A module-level container changed in place, `REGISTRY[k] = v`, is a ref like any.)
-          emit(p, finished(p, path));
-          break;
-      }
+    const importedMembers = new Set<string>();
+    for (const b of this.imports) {
+      own.add(b.local ?? '*');
+      if (b.local && b.member && b.member !== '*' && /^_?[a-z]/.test(b.local)) importedMembers.add(b.local);
     }
+    if (own.has('*')) for (const b of BUILTINS) own.add(b);
+    return { own, importedMembers, seenReads: new Set() };
+  }
+
+  private finishPending(p: Pending, names: FileNames): void {
+    const path = p.path;
+    const dot = path.indexOf('.');
+    const head = dot < 0 ? path : path.slice(0, dot);
+    const rest = dot < 0 ? '' : path.slice(dot + 1);
+    const narrowed = p.narrow?.get(head);
+    const b: Binding = narrowed ? { kind: 'typed', type: narrowed } : bindName(p.scope, head);
+    if (p.member !== undefined) {
+      const type = this.callType(p.scope, path, p.narrow);
+      if (p.mode === 'access') {
+        // A read: a getter call only on a value of known type (see the access mode below).
+        if (type && !type.startsWith('param:')) this.emit(p, { ...refOf(p, p.member, { kind: 'typed', type }), access: true }, names);
+        return;
+      }
+      this.emit(p, refOf(p, p.member, type ? { kind: 'typed', type } : { kind: 'expr' }), names);
+      return;
+    }
+    if (p.relation === 'READS_CONFIG') {
+      if (b.kind !== 'name') return;
+      const key = `${p.scope.ent.id}\0${path}`;
+      if (names.seenReads.has(key)) return;
+      names.seenReads.add(key);
+      const r = refOf(p, path);
+      r.configKind = 'constant';
+      this.emit(p, r, names);
+      return;
+    }
+    if (p.mode === 'access') return this.finishAccess(p, b, path, head, rest, names);
+    if (p.mode === 'globalOnly') {
+      if (p.scope.globals.has(path)) this.emit(p, refOf(p, path), names);
+      return;
+    }
+    switch (b.kind) {
+      case 'self':
+      case 'cls':
+        if (!rest) {
+          // `cls()` constructs the class; `self()` calls __call__; `self[k] = v` is no ref.
+          if (p.relation === 'CALLS') this.emit(p, b.kind === 'cls' ? refOf(p, b.scope.ent.qname) : refOf(p, '__call__', { kind: 'self' }), names);
+          return;
+        }
+        this.emit(p, refOf(p, rest, { kind: b.kind }), names);
+        return;
+      case 'typed': {
+        const type = this.canonicalType(p.scope, b.type);
+        if (!rest || !type) {
+          if (p.relation === 'CALLS') this.emit(p, refOf(p, rest ? path.slice(path.lastIndexOf('.') + 1) : head, { kind: 'expr' }), names);
+          return;
+        }
+        this.emit(p, refOf(p, rest, { kind: 'typed', type }), names);
+        return;
+      }
+      case 'local':
+        if (p.relation === 'CALLS') this.emit(p, refOf(p, path.slice(path.lastIndexOf('.') + 1), { kind: 'expr' }), names);
+        return;
+      case 'name':
+        // (A module-level container changed in place, `REGISTRY[k] = v`, is a ref like any.)
+        this.emit(p, refOf(p, path), names);
+        return;
+    }
+  }
+
+  /**
+   * A read of an attribute, a call if it names a property getter: only through self or an
+   * object of known type, and not for attributes the class itself assigns (those are data).
+   */
+  private finishAccess(p: Pending, b: Binding, path: string, head: string, rest: string, names: FileNames): void {
+    if (!rest) return;
+    let r: RawRef | null = null;
+    if (b.kind === 'self') {
+      const oneLevel = path.indexOf('.', head.length + 1) < 0;
+      if (!(oneLevel && this.memberIds.has(entityId('attr', this.file, `${b.scope.ent.qname}.${rest}`)))) r = refOf(p, rest, { kind: 'self' });
+    } else if (b.kind === 'typed' && !b.type.startsWith('param:')) {
+      // (Not through parameters typed by their callers: reading their attributes is too
+      // common to keep a reference for each on the chance of a property.)
+      const type = this.canonicalType(p.scope, b.type);
+      if (type) r = refOf(p, rest, { kind: 'typed', type });
+    } else if (b.kind === 'name' && names.importedMembers.has(head)) {
+      // An object imported from another module (`from .globals import request`): its
+      // type is recorded there (`request: Request = LocalProxy(…)`).
+      r = refOf(p, path);
+    }
+    if (!r) return;
+    r.access = true;
+    this.emit(p, r, names);
+  }
+
+  private emit(p: Pending, ref: RawRef, names: FileNames): void {
+    this.refs.push(ref);
+    if (p.section >= 0) this.sections[p.section].refs.push(ref);
+    // A call on an expression of unknown type never reaches a workspace function, nor does a
+    // builtin this file neither defines nor imports: no record (most calls are one of them).
+    if (!p.args || ref.relation !== 'CALLS' || ref.access || ref.receiver?.kind === 'expr') return;
+    if (ref.receiver === undefined && BUILTINS.has(ref.target) && !names.own.has(ref.target)) return;
+    const raw = this.argTypes(p.args, p.scope);
+    if (!raw) return;
+    const args = raw.map((a) => {
+      if (a === '*' || a === '') return a;
+      const eq = /^(\w+)=/.exec(a);
+      const t = eq ? a.slice(eq[0].length) : a;
+      const canon = t ? this.canonicalType(p.scope, t) ?? '' : '';
+      return eq ? `${eq[1]}=${canon}` : canon;
+    });
+    const c: CallArgs = { from: ref.from, target: ref.target, args };
+    if (ref.receiver) c.receiver = ref.receiver;
+    this.callArgs.push(c);
+    if (p.section >= 0) this.sections[p.section].callArgs.push(c);
+  }
+
+  /** Attribute, global and return types in their final form, and each scope's body words. */
+  private finishScopes(): void {
     // An attribute type written as a local's name becomes that local's type; unknown ones go.
     // So do loop elements (`for s in screens: self.screen = s`): an attribute keeps at most
     // three alternatives, and an element type, often of an unannotated list, took the place
@@ -425,4 +443,21 @@ export type { PythonReuse } from './base';
 /** Does the definition hold a syntax error (tree-sitter's ERROR or MISSING nodes)? */
 function hasSyntaxError(node: Node): boolean {
   return node.real().hasError;
+}
+
+/** What `finish` knows of the whole file while it decides each pending reference. */
+interface FileNames {
+  /** Names the file binds itself (definitions, imports): a builtin they shadow is theirs. */
+  own: Set<string>;
+  /** Names bound by `from m import x` that look like objects, not modules or classes. */
+  importedMembers: Set<string>;
+  /** Config reads already emitted, per scope: one ref each. */
+  seenReads: Set<string>;
+}
+
+/** A pending reference's ref, built field by field in the order refs were always written in (their JSON is compared). */
+function refOf(p: Pending, target: string, receiver?: Receiver): RawRef {
+  const r: RawRef = p.catches ? { from: p.scope.ent.id, relation: p.relation, span: p.span, catches: p.catches, target } : { from: p.scope.ent.id, relation: p.relation, span: p.span, target };
+  if (receiver) r.receiver = receiver;
+  return r;
 }
