@@ -8,6 +8,7 @@ import type { Parsers } from '../parse/parsers';
 import { processFile, type FileJob, type FileOutcome } from './process';
 import { decodeBatch, type WireBatch } from './wire';
 import type { ProfileClock } from './profile';
+import { tierUpLater } from '../v8-tiering';
 
 const BATCH = 16;
 /**
@@ -52,6 +53,7 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
   if (opts.clock) opts.clock.workers = n;
   // Required here: node:worker_threads costs ~3.5 ms at start, and a query starts no worker.
   const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
+  tierUpLater();
   const workers = Array.from({ length: n }, () => new Worker(script, { workerData: { root: opts.root, maxBytes: opts.maxBytes }, resourceLimits: WORKER_LIMITS }));
   try {
     await Promise.all(

@@ -1,0 +1,26 @@
+// When V8 optimises our functions. It compiles a function with TurboFan once the function has
+// run a set amount of bytecode (the interrupt budget: 66 KB in Node 20). An index starts fresh
+// isolates (each worker) whose extractor meets objects of new shapes file after file while the
+// run warms up; optimised that early, a large function is deoptimised and compiled again, and
+// again, on background threads that take the same two cores the parse needs. On the stdlib's
+// first index (`npm run bench -- index`), those compiles were a third of the process's CPU.
+//
+// Waiting four times longer before optimising (measured 2×, 3×, 4× and 8×; 4× is the knee, 8×
+// runs too long unoptimised): background compile CPU 7.1 → 3.8 s, the whole index's CPU
+// 20.0 → 15.1 s and wall 10.9 → 8.4 s on 843 stdlib files (3 runs each, 2 cores). The graph is
+// the same, edge for edge: this changes when code is compiled, never what it computes.
+import * as v8 from 'node:v8';
+
+const BUDGET_BYTES = 264 * 1024;
+
+/**
+ * Sets the later tier-up for this process and the isolates it starts after (V8 flags are
+ * per process). Left alone where the user set the budget (node options), and on V8 versions
+ * it was not measured with (other majors name and weigh their tiers differently).
+ */
+export function tierUpLater(): void {
+  const major = Number(process.versions.v8.split('.')[0]);
+  if (major !== 11) return;
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => a.includes('interrupt-budget'));
+  if (!given) v8.setFlagsFromString(`--interrupt-budget=${BUDGET_BYTES}`);
+}
