@@ -5,10 +5,14 @@
 // again, on background threads that take the same two cores the parse needs. On the stdlib's
 // first index (`npm run bench -- index`), those compiles were a third of the process's CPU.
 //
-// Waiting four times longer before optimising (measured 2×, 3×, 4× and 8×; 4× is the knee, 8×
-// runs too long unoptimised): background compile CPU 7.1 → 3.8 s, the whole index's CPU
-// 20.0 → 15.1 s and wall 10.9 → 8.4 s on 843 stdlib files (3 runs each, 2 cores). The graph is
-// the same, edge for edge: this changes when code is compiled, never what it computes.
+// Waiting four times longer before optimising (2×, 3×, 4× and 8× tried; 4× is the knee, 8×
+// runs too long unoptimised) pays most where a run is short and warm-up is a large part of it.
+// First index, same build with and without, runs interleaved, 2 cores:
+//   setuptools, 178 files: wall 3.54 → 2.78 s, CPU 6.49 → 4.78 s (3 runs each)
+//   pip, 491 files:        wall 5.63 → 4.87 s, CPU 10.46 → 8.84 s (3 runs each)
+//   843 stdlib files:      wall 10.9 → 8.4 s, CPU 20.0 → 15.1 s (3 runs each)
+//   sympy, 1,532 files, and the whole stdlib, 1,787: no change either way (2–5 runs)
+// The graph is the same, edge for edge: this changes when code is compiled, never what it computes.
 import * as v8 from 'node:v8';
 
 const BUDGET_BYTES = 264 * 1024;
