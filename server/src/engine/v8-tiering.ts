@@ -2,8 +2,9 @@
 // run a set amount of bytecode (the interrupt budget: 66 KB in Node 20). An index starts fresh
 // isolates (each worker) whose extractor meets objects of new shapes file after file while the
 // run warms up; optimised that early, a large function is deoptimised and compiled again, and
-// again, on background threads that take the same two cores the parse needs. On the stdlib's
-// first index (`npm run bench -- index`), those compiles were a third of the process's CPU.
+// again, on background threads that take the same two cores the parse needs. In a first index
+// of 843 stdlib files, those threads used a third of the process's CPU (7 of 20 s), nearly all
+// of it TurboFan (`--no-concurrent-recompilation` moved it onto the JS threads).
 //
 // Waiting four times longer before optimising (2×, 3×, 4× and 8× tried; 4× is the knee, 8×
 // runs too long unoptimised) pays most where a run is short and warm-up is a large part of it.
