@@ -26,15 +26,16 @@ export function loadModel(model: SymbolModel, store: Store): void {
       return l;
     };
     const ents = new Map<string, Ent[]>();
-    for (const r of store.entityLites()) {
-      if (!r.path) continue;
-      let list = ents.get(r.path);
-      if (!list) ents.set(r.path, (list = []));
-      const decorators = r.decorators ? (JSON.parse(r.decorators) as string[]) : [];
-      const lang = languages.get(r.path);
+    for (const [id, kind, name, qname, path, parent, bases, returns, alias, decoratorsJson] of store.entityLites()) {
+      if (!path) continue;
+      let list = ents.get(path);
+      if (!list) ents.set(path, (list = []));
+      const decorators = decoratorsJson ? (JSON.parse(decoratorsJson) as string[]) : [];
+      const lang = languages.get(path);
       const getter = decorators.length > 0 && !!lang?.isPropertyGetter(decorators);
       const overload = decorators.length > 0 && !!lang?.isOverloadStub?.(decorators);
-      list.push({ id: one(r.id), kind: one(r.kind), name: one(r.name), qname: r.qname === r.name ? one(r.name) : r.qname, file: one(r.path), parent: oneOrNull(r.parent), bases: r.bases ? (JSON.parse(r.bases) as string[]).map(one) : null, returns: oneOrNull(r.returns), alias: r.alias, property: getter, overload });
+      const n = one(name);
+      list.push({ id: one(id), kind: one(kind), name: n, qname: qname === name ? n : qname, file: one(path), parent: oneOrNull(parent), bases: bases ? (JSON.parse(bases) as string[]).map(one) : null, returns: oneOrNull(returns), alias, property: getter, overload });
     }
     const bindings = groupBy(store.importRows(), (r) => r.path);
     const attrTypes = groupBy(store.attrTypeRows(), (r) => r.path);

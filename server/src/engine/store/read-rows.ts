@@ -40,12 +40,12 @@ export type EntityDbRow = { [K in keyof SpanColumns]: number | null } & {
   decorators: string | null;
 };
 
-/** The entity facts the in-memory resolution model needs: a few of the row's, plus what only resolution reads. */
-export type EntityLiteRow = Pick<EntityDbRow, 'id' | 'kind' | 'name' | 'qname' | 'path' | 'parent' | 'decorators'> & {
-  bases: string | null;
-  returns: string | null;
-  alias: string | null;
-};
+/**
+ * The entity facts the in-memory resolution model needs, a few of the row's plus what only
+ * resolution reads, as a tuple: id, kind, name, qname, path, parent, bases, returns, alias,
+ * decorators.
+ */
+export type EntityLiteTuple = [id: string, kind: string, name: string, qname: string, path: string | null, parent: string | null, bases: string | null, returns: string | null, alias: string | null, decorators: string | null];
 
 /** The refs table's row; the columns hold only what `write-rows.ts` wrote from a `RawRef`. */
 export interface RefDbRow {

@@ -5,7 +5,7 @@ import type { Relation } from '../../../../protocol';
 import type { ConfigKind, FileExtraction, RawRef, ReceiverKind } from '../languages/types';
 import type { Db } from './db';
 import { lastSegment } from '../dotted';
-import type { CallArgsDbRow, CallArgsTuple, EntityDbRow, EntityLiteRow, FileRow, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
+import type { CallArgsDbRow, CallArgsTuple, EntityDbRow, EntityLiteTuple, FileRow, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
 import { splitIdentifier } from './words';
 import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './write-rows';
 import { BULK_INDEXES, DDL } from './schema';
@@ -473,8 +473,13 @@ export class Store {
     return (this.s.idsLike.all(pattern) as Array<{ id: string }>).map((r) => r.id);
   }
 
-  entityLites(): EntityLiteRow[] {
-    return this.s.allEntityLites.all() as EntityLiteRow[];
+  /**
+   * Every entity with what the symbol model holds, one row at a time as a tuple (the columns of
+   * `EntityLiteRow`, in its order): a whole table of row objects in the heap at once outlived
+   * the young generation and took the collector as long as reading it.
+   */
+  *entityLites(): Generator<EntityLiteTuple> {
+    yield* this.s.allEntityLites.iterate() as IterableIterator<EntityLiteTuple>;
   }
 
   importRows(): Array<{ path: string; source: string; local: string | null; module: string; member: string | null }> {
