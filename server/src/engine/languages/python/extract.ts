@@ -174,9 +174,11 @@ export class PythonExtractor extends ExpressionWalker {
     return JSON.stringify([[...this.module.types], [...this.aliases]]);
   }
 
-  /** Decides receivers now that every scope knows its locals, and emits the refs. */
-  // (Kept as small methods: `finish` runs once per file, so a large body was re-optimised
-  // whole each time a file brought objects of a new shape.)
+  /**
+   * Decides receivers now that every scope knows its locals, and emits the refs. (Small
+   * methods: this runs once per file, and as one large body it was re-optimised whole each time
+   * a file brought objects of a new shape.)
+   */
   protected finish(): void {
     const names = this.fileNames();
     for (const p of this.pending) this.finishPending(p, names);
