@@ -53,7 +53,7 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
   if (opts.clock) opts.clock.workers = n;
   // Required here: node:worker_threads costs ~3.5 ms at start, and a query starts no worker.
   const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
-  tierUpLater();
+  tierUpLater(jobs.length);
   const workers = Array.from({ length: n }, () => new Worker(script, { workerData: { root: opts.root, maxBytes: opts.maxBytes }, resourceLimits: WORKER_LIMITS }));
   try {
     await Promise.all(
