@@ -474,9 +474,10 @@ export class Store {
   }
 
   /**
-   * Every entity with what the symbol model holds, one row at a time as a tuple (the columns of
-   * `EntityLiteRow`, in its order): a whole table of row objects in the heap at once outlived
-   * the young generation and took the collector as long as reading it.
+   * Every entity with what the symbol model holds, one row at a time as an `EntityLiteTuple`: a
+   * whole table of row objects in the heap at once outlived the young generation and took the
+   * collector as long as reading it. (No other statement may run on this connection until the
+   * loop ends.)
    */
   *entityLites(): Generator<EntityLiteTuple> {
     yield* this.s.allEntityLites.iterate() as IterableIterator<EntityLiteTuple>;
