@@ -1,8 +1,9 @@
 // `npm run bench -- index`: cold index of the Python standard library (no site-packages) with
-// where its time went, a re-index with nothing changed and with one file changed,
+// where its time went, a re-index with nothing changed and with one file changed (in the same
+// process, and as the next CLI query),
 // universal-ctags on the same tree, the parse-only floor, and skeleton reduction. The tree is
 // indexed from a copy (the changed file must not be the machine's).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -40,7 +41,8 @@ export async function benchIndex(): Promise<Record<string, unknown>> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-bench-'));
   const root = path.join(tmp, 'tree');
   fs.cpSync(source, root, { recursive: true, filter: (p) => !SKIP.includes(path.basename(p)) && path.basename(p) !== '__pycache__' });
-  const dbPath = path.join(tmp, 'index.db');
+  // Where the CLI looks for it (the query after an edit, below, is a CLI process).
+  const dbPath = path.join(root, '.nsccn', 'index.db');
   const exclude = SKIP.map((s) => `/${s}/`);
 
   const t0 = performance.now();
@@ -88,6 +90,17 @@ export async function benchIndex(): Promise<Record<string, unknown>> {
   reductions.sort((a, b) => a - b);
   const median = reductions.length ? reductions[Math.floor(reductions.length / 2)] : 0;
   await engine.close();
+
+  // A CLI query right after one file changed: a new process re-indexes the file first, and the
+  // first change a process makes reads the whole symbol model from the index.
+  fs.appendFileSync(changed, '\n\ndef _bench_cli_added(s):\n    return JSONDecoder().decode(s)\n');
+  const cli = path.join(__dirname, '..', 'src', 'cli', 'main.js');
+  const tq = performance.now();
+  const query = spawnSync(process.execPath, [cli, 'trace', 'func:json/decoder.py:_bench_cli_added', '--root', root], { encoding: 'utf8', env: { ...process.env, NSCCN_TIMING: '1' } });
+  const cliTraceAfterEditSeconds = (performance.now() - tq) / 1000;
+  if (query.status !== 0 || !query.stdout.includes('decode')) throw new Error(`nsccn trace after an edit failed: ${query.stderr}`);
+  const timing = /nsccn-timing: (\{.*\})/.exec(query.stderr);
+  const cliFreshMs = timing ? (JSON.parse(timing[1]) as { steps: Record<string, number> }).steps.fresh ?? null : null;
 
   let ctagsSeconds: number | null = null;
   try {
@@ -140,6 +153,10 @@ export async function benchIndex(): Promise<Record<string, unknown>> {
     reindexParsed: again.parsed,
     reindexOneChangedSeconds: +oneChangedSeconds.toFixed(3),
     reindexOneChangedParsed: oneChanged.parsed,
+    // The same in a new process: `nsccn trace` on the function the edit added (process start,
+    // re-index, answer), and its re-index step alone.
+    cliTraceAfterOneFileChangedSeconds: +cliTraceAfterEditSeconds.toFixed(2),
+    cliTraceAfterOneFileChangedReindexMs: cliFreshMs === null ? null : Math.round(cliFreshMs),
     peakRssColdIndexMB: peakRssColdMB,
     peakRssWholeBenchMB: Math.round(process.resourceUsage().maxRSS / 1024),
     rssAfterColdMB: Math.round(rssAfterCold / 1024 / 1024),
