@@ -25,8 +25,10 @@ export function loadModel(model: SymbolModel, store: Store): void {
       if (!l) argLists.set(key, (l = args.map(one)));
       return l;
     };
+    const pathOf = new Map(files.map((f) => [f.fid, one(f.path)]));
     const ents = new Map<string, Ent[]>();
-    for (const [id, kind, name, qname, path, parent, bases, returns, alias, decoratorsJson] of store.entityLites()) {
+    for (const [id, kind, name, qname, fid, parent, bases, returns, alias, decoratorsJson] of store.entityLites()) {
+      const path = fid === null ? undefined : pathOf.get(fid);
       if (!path) continue;
       let list = ents.get(path);
       if (!list) ents.set(path, (list = []));
@@ -35,7 +37,7 @@ export function loadModel(model: SymbolModel, store: Store): void {
       const getter = decorators.length > 0 && !!lang?.isPropertyGetter(decorators);
       const overload = decorators.length > 0 && !!lang?.isOverloadStub?.(decorators);
       const n = one(name);
-      list.push({ id: one(id), kind: one(kind), name: n, qname: qname === name ? n : qname, file: one(path), parent: oneOrNull(parent), bases: bases ? (JSON.parse(bases) as string[]).map(one) : null, returns: oneOrNull(returns), alias, property: getter, overload });
+      list.push({ id: one(id), kind: one(kind), name: n, qname: qname ?? n, file: path, parent: oneOrNull(parent), bases: bases ? (JSON.parse(bases) as string[]).map(one) : null, returns: oneOrNull(returns), alias, property: getter, overload });
     }
     const bindings = groupBy(store.importRows(), (r) => r.path);
     const attrTypes = groupBy(store.attrTypeRows(), (r) => r.path);

@@ -42,10 +42,11 @@ export type EntityDbRow = { [K in keyof SpanColumns]: number | null } & {
 
 /**
  * The entity facts the in-memory resolution model needs, a few of the row's plus what only
- * resolution reads, as a tuple: id, kind, name, qname, path, parent, bases, returns, alias,
- * decorators.
+ * resolution reads, as a tuple. `qname` is null where it is the name (every top-level
+ * definition), and the file is its fid: a string less per row to make, of the million a large
+ * index has.
  */
-export type EntityLiteTuple = [id: string, kind: string, name: string, qname: string, path: string | null, parent: string | null, bases: string | null, returns: string | null, alias: string | null, decorators: string | null];
+export type EntityLiteTuple = [id: string, kind: string, name: string, qname: string | null, fid: number | null, parent: string | null, bases: string | null, returns: string | null, alias: string | null, decorators: string | null];
 
 /** The refs table's row; the columns hold only what `write-rows.ts` wrote from a `RawRef`. */
 export interface RefDbRow {

@@ -98,8 +98,7 @@ export function prepareStatements(db: Db) {
     rankingFacts: p(`SELECT e.eid, e.body,
       (SELECT count(DISTINCT r.src) FROM edges x JOIN refs r ON r.rid = x.rid WHERE x.dst = e.eid AND r.relation = 'CALLS') AS callers
       FROM entities e WHERE e.eid IN (SELECT value FROM json_each(?))`),
-    allEntityLites: p(`SELECT e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.bases, e.returns, e.alias, e.decorators FROM entities e
-      JOIN files f ON f.fid = e.fid`).raw(),
+    allEntityLites: p('SELECT id, kind, name, NULLIF(qname, name), fid, parent, bases, returns, alias, decorators FROM entities').raw(),
     allImports: p('SELECT f.path AS path, i.source, i.local, i.module, i.member FROM imports i JOIN files f ON f.fid = i.fid'),
     allAttrTypes: p('SELECT f.path AS path, a.cls, a.attr, a.type FROM attr_types a JOIN files f ON f.fid = a.fid'),
     allCallArgs: p('SELECT f.path AS path, c.calls FROM call_args c JOIN files f ON f.fid = c.fid'),
