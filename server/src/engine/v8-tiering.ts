@@ -25,16 +25,28 @@ const BUDGET_BYTES = 264 * 1024;
 /** Files in a run up to which optimising later pays (see the figures above). */
 export const TIER_UP_LATER_MAX_FILES = 1000;
 
+/** What `tierUpLater` looks at: the run's size and the process it runs in. */
+export interface TieringContext {
+  files: number;
+  v8Version: string;
+  /** The node options the process was given (`process.execArgv` and `NODE_OPTIONS`). */
+  nodeOptions: readonly string[];
+}
+
 /**
- * Sets the later tier-up for this process and the isolates it starts after (V8 flags are
- * per process), for a run of `files` files. Left alone for longer runs, where the user set the
- * budget (node options), and on V8 versions it was not measured with (other majors name and
- * weigh their tiers differently).
+ * The V8 flag that makes a run of `files` files optimise later, or null where it is left
+ * alone: longer runs, a budget the user set in node options, and V8 versions it was not
+ * measured with (other majors name and weigh their tiers differently).
  */
+export function tieringFlag(c: TieringContext): string | null {
+  if (c.files > TIER_UP_LATER_MAX_FILES) return null;
+  if (Number(c.v8Version.split('.')[0]) !== 11) return null;
+  if (c.nodeOptions.some((a) => a.includes('interrupt-budget'))) return null;
+  return `--interrupt-budget=${BUDGET_BYTES}`;
+}
+
+/** Sets that flag for this process and the isolates it starts after (V8 flags are per process). */
 export function tierUpLater(files: number): void {
-  if (files > TIER_UP_LATER_MAX_FILES) return;
-  const major = Number(process.versions.v8.split('.')[0]);
-  if (major !== 11) return;
-  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => a.includes('interrupt-budget'));
-  if (!given) v8.setFlagsFromString(`--interrupt-budget=${BUDGET_BYTES}`);
+  const flag = tieringFlag({ files, v8Version: process.versions.v8, nodeOptions: [...process.execArgv, process.env.NODE_OPTIONS ?? ''] });
+  if (flag) v8.setFlagsFromString(flag);
 }
