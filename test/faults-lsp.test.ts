@@ -75,6 +75,23 @@ describe('the lifecycle', () => {
     expect(await within(exited, 10_000, 'exit')).toBe(0);
   });
 
+  test('a request sent before the initialize answer (as Neovim does) waits for the folders to open', async () => {
+    const root = workspace();
+    const { proc, exited } = rawServer();
+    const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
+    conn.listen();
+    cleanups.push(() => conn.dispose());
+    const init = conn.sendRequest('initialize', { processId: process.pid, rootUri: fileUri(root), capabilities: {} });
+    const status = conn.sendRequest<{ notes: string[]; files: number }>(Methods.status, {});
+    await init;
+    const early = await status;
+    expect(early.notes).not.toContain('no workspace folder is open');
+    await conn.sendNotification('initialized', {});
+    await conn.sendRequest('shutdown');
+    await conn.sendNotification('exit');
+    expect(await within(exited, 10_000, 'exit')).toBe(0);
+  });
+
   test('a bad Content-Length ends the server with an error instead of a deaf process', async () => {
     const { proc, exited, stderr } = rawServer();
     proc.stdin!.write('Content-Length: twelve\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}');

@@ -87,8 +87,13 @@ export function startServer(connection: Connection): Session {
   const request = <P, R>(method: string, fn: (params: P, token?: CancellationToken) => R | Promise<R>) =>
     guardRequest(method, log, (params: P, token?: CancellationToken) => {
       session.checkRequest(method);
-      documents.flush();
-      return fn(params, token);
+      const run = () => {
+        documents.flush();
+        return fn(params, token);
+      };
+      // A request sent before initialize was answered waits for it (see Session.initializing).
+      const opening = method === 'initialize' ? null : session.initializing;
+      return opening ? opening.then(run) : run();
     });
   const notification = <P>(method: string, fn: (params: P) => void | Promise<void>) =>
     guardNotification(method, log, (params: P) => (session.acceptsNotifications ? fn(params) : undefined));

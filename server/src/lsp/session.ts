@@ -69,7 +69,26 @@ export class Session {
     return this.shutDown;
   }
 
-  async initialize(params: InitializeParams): Promise<InitializeResult> {
+  /**
+   * Settled once `initialize` has opened the folders. The spec has the client wait for its
+   * answer before other requests; Neovim does not, and a request answered meanwhile would see
+   * no workspace (an empty workspace/symbol, a status "ready" with no files). They wait for it.
+   */
+  initializing: Promise<void> | null = null;
+
+  initialize(params: InitializeParams): Promise<InitializeResult> {
+    const answer = this.openFolders(params);
+    const settled = answer.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.initializing = settled.then(() => {
+      this.initializing = null;
+    });
+    return answer;
+  }
+
+  private async openFolders(params: InitializeParams): Promise<InitializeResult> {
     this.capabilities = params.capabilities ?? {};
     const { settings, warnings } = parseSettings(params.initializationOptions);
     warnings.forEach((w) => this.log(w));
