@@ -4,6 +4,7 @@
 import type { Binding, CallSite, Ent, FileSymbols, SymbolModel } from './model';
 import { dirOf, MEMBER_CONTAINERS, TYPE_KINDS } from './model';
 import type { RefInput } from './resolve';
+import { SitesOfName } from './site-index';
 import { CONTAINER_TYPE, ELEMENT_TYPE, MODULE_VALUE } from '../languages/types';
 
 export const MAX_CANDIDATES = 5;
@@ -19,6 +20,7 @@ export interface Found {
   ambiguous: boolean;
 }
 const NOT_FOUND: Found = { ents: [], ambiguous: false };
+const NO_ENTS: Ent[] = [];
 
 /**
  * A call site's callee as the site cache keeps it: most sites (all but a few hundred of the
@@ -67,6 +69,10 @@ export class NameLookup {
   private siteExact = new Map<CallSite, SiteHit>();
   /** The same by nesting, for answers the nesting limit cut. */
   private siteCache = new Map<number, Map<CallSite, SiteHit>>();
+  /** What each import binding names (`boundModules`), per generation. */
+  private bindingModules = new Map<Binding, Ent[]>();
+  /** Call sites by callee name, sorted by what they call, per generation. */
+  private siteIndex = new Map<string, SitesOfName>();
   /** Class name → names of the classes whose bases name it (by last segment), per generation. */
   protected subclassIndex: Map<string, string[]> | null = null;
 
@@ -90,6 +96,8 @@ export class NameLookup {
     this.paramCache.clear();
     this.siteExact.clear();
     this.siteCache.clear();
+    this.siteIndex.clear();
+    this.bindingModules.clear();
     this.subclassIndex = null;
     this.cacheGen = this.model.generation;
   }
@@ -331,27 +339,42 @@ export class NameLookup {
     const names = cls?.kind === 'class' ? [...this.subclassNamesOf(cls.name), fn.name] : [fn.name];
     let agreed: Ent | undefined;
     for (const n of names) {
-      for (const site of this.model.callsNamed(n)) {
-        const sfs = this.model.files.get(site.file);
-        const sfrom = this.model.byId.get(site.from);
-        if (!sfs || !sfrom) continue;
-        const found = this.callSite(sfs, sfrom, site);
-        const hits = found.ents.map((e) => this.boundBy(e));
-        if (!hits.includes(fn)) continue;
-        if (hits.length > 1 || site.args.includes('*')) return [];
-        // `Base.method(self, x)` passes the instance first: positions do not line up.
-        if (fn.kind === 'method' && site.receiver === null && found.ents[0]?.kind !== 'class') return [];
-        const keyword = site.args.find((a) => a.startsWith(`${name}=`));
-        const positional = site.args.filter((a) => !/^\w+=/.test(a));
-        const arg = keyword !== undefined ? keyword.slice(name.length + 1) : index >= 0 ? positional[index] : undefined;
-        if (arg === undefined) continue; // left to its default
-        if (!arg) return [];
-        const classes = this.typeClasses(sfs, sfrom, arg, depth + 1);
-        if (classes.length !== 1 || (agreed && agreed !== classes[0])) return [];
-        agreed = classes[0];
+      const walk = this.sitesNamed(n).walk(fn);
+      for (let site = walk.next(); site; site = walk.next()) {
+          const sfs = this.model.files.get(site.file);
+          const sfrom = this.model.byId.get(site.from);
+          if (!sfs || !sfrom) {
+            walk.settle([]);
+            continue;
+          }
+          const cuts = this.cuts;
+          const found = this.callSite(sfs, sfrom, site);
+          const hits = found.ents.map((e) => this.boundBy(e));
+          // Callees found without a cut are the site's at any nesting: later walks skip it
+          // unless they ask about one of them.
+          if (this.cuts === cuts && this.siteExact.has(site)) walk.settle(hits);
+          if (!hits.includes(fn)) continue;
+          if (hits.length > 1 || site.args.includes('*')) return [];
+          // `Base.method(self, x)` passes the instance first: positions do not line up.
+          if (fn.kind === 'method' && site.receiver === null && found.ents[0]?.kind !== 'class') return [];
+          const keyword = site.args.find((a) => a.startsWith(`${name}=`));
+          const positional = site.args.filter((a) => !/^\w+=/.test(a));
+          const arg = keyword !== undefined ? keyword.slice(name.length + 1) : index >= 0 ? positional[index] : undefined;
+          if (arg === undefined) continue; // left to its default
+          if (!arg) return [];
+          const classes = this.typeClasses(sfs, sfrom, arg, depth + 1);
+          if (classes.length !== 1 || (agreed && agreed !== classes[0])) return [];
+          agreed = classes[0];
       }
     }
     return agreed ? [agreed] : [];
+  }
+
+  /** The call sites of a callee name, indexed by what they call (site-index.ts). */
+  private sitesNamed(name: string): SitesOfName {
+    let s = this.siteIndex.get(name);
+    if (!s) this.siteIndex.set(name, (s = new SitesOfName(this.model.callsNamed(name))));
+    return s;
   }
 
   /** `name` and the names of the classes that inherit from a class so named, transitively. */
@@ -521,7 +544,7 @@ export class NameLookup {
       const b = fs.byLocal.get(name)?.find((x) => x.scope === null);
       if (b) return this.binding(b, hops + 1).ents;
       for (const star of fs.stars) {
-        const r = this.moduleEnts(star.module, star).flatMap((m) => this.inside(m, name, hops + 1));
+        const r = this.boundModules(star).flatMap((m) => this.inside(m, name, hops + 1));
         if (r.length) return r;
       }
     }
@@ -529,7 +552,7 @@ export class NameLookup {
   }
 
   protected binding(b: Binding, hops: number): Found {
-    const mods = this.moduleEnts(b.module, b);
+    const mods = this.boundModules(b);
     if (!b.member) {
       if (!mods.length) return NOT_FOUND;
       // A module whose value was replaced (`module.exports = X`) yields X.
@@ -540,6 +563,20 @@ export class NameLookup {
     }
     const ents = mods.flatMap((m) => this.inside(m, b.member!, hops));
     return ents.length ? { ents, ambiguous: ents.length > 1 } : NOT_FOUND;
+  }
+
+  /**
+   * The module entities an import binding names. Only the model decides them (no nesting, no
+   * inferred types): kept per binding until the model changes. A name is looked up through the
+   * same few bindings of a file again and again (3.4M times for site-packages' 460k bindings).
+   */
+  protected boundModules(b: Binding): Ent[] {
+    let mods = this.bindingModules.get(b);
+    if (mods === undefined) {
+      mods = this.moduleEnts(b.module, b);
+      this.bindingModules.set(b, mods.length ? mods : NO_ENTS);
+    }
+    return mods;
   }
 
   /** Module entities of an import's module, as seen from the importing file. */
@@ -577,7 +614,7 @@ export class NameLookup {
     const b = this.bindingFor(fs, from, n);
     if (b) return this.binding(b, 0);
     for (const star of fs.stars) {
-      const r = this.moduleEnts(star.module, star).flatMap((m) => this.inside(m, n, 1));
+      const r = this.boundModules(star).flatMap((m) => this.inside(m, n, 1));
       if (r.length) return { ents: r, ambiguous: r.length > 1 };
     }
     if (!guess || fs.language.builtins?.has(n)) return NOT_FOUND;

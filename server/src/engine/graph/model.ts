@@ -189,8 +189,15 @@ export class SymbolModel {
    * lives outside the workspace — another basedir's; among those, the nearest to the importer.
    */
   moduleFiles(module: string, from?: { file: string; relative?: boolean }): string[] {
-    if (!from) return [...(this.modules.get(module) ?? [])].sort();
+    if (!from) return this.filesOfModule(module);
     return this.sameModule(this.moduleFilesFrom(module, from), from.file);
+  }
+
+  /** Files by module name, in path order. Most names have none or one (a submodule probed for a member). */
+  private filesOfModule(module: string): string[] {
+    const files = this.modules.get(module);
+    if (!files) return [];
+    return files.size === 1 ? [...files] : [...files].sort();
   }
 
   /**
@@ -207,7 +214,7 @@ export class SymbolModel {
   }
 
   private moduleFilesFrom(module: string, from: { file: string; relative?: boolean }): string[] {
-    if (from.relative) return [...(this.modules.get(module) ?? [])].sort();
+    if (from.relative) return this.filesOfModule(module);
     const lang = this.files.get(from.file)?.language;
     const family = lang ? (lang.family ?? lang.id) : undefined;
     const all = (this.importIndex().get(module) ?? []).filter((n) => {
