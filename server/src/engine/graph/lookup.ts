@@ -537,8 +537,9 @@ export class NameLookup {
     const top = fs.byQname.get(name);
     if (top && top.kind !== 'module') return [top];
     if (fs.module) {
-      const sub = this.model.moduleFiles(`${fs.module}.${name}`).map((f) => this.model.moduleEntity(f));
-      if (sub.length && sub[0]) return [sub[0]];
+      const file = this.model.firstModuleFile(`${fs.module}.${name}`);
+      const sub = file !== undefined ? this.model.moduleEntity(file) : undefined;
+      if (sub) return [sub];
     }
     if (hops < MAX_HOPS) {
       const b = fs.byLocal.get(name)?.find((x) => x.scope === null);

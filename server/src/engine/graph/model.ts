@@ -193,7 +193,19 @@ export class SymbolModel {
     return this.sameModule(this.moduleFilesFrom(module, from), from.file);
   }
 
-  /** Files by module name, in path order. Most names have none or one (a submodule probed for a member). */
+  /**
+   * The first file of a module name in path order (a submodule probed for a member: asked for
+   * most member lookups in a module, and most names have no file or one).
+   */
+  firstModuleFile(module: string): string | undefined {
+    const files = this.modules.get(module);
+    if (!files) return undefined;
+    let first: string | undefined;
+    for (const f of files) if (first === undefined || f < first) first = f;
+    return first;
+  }
+
+  /** Files by module name, in path order. */
   private filesOfModule(module: string): string[] {
     const files = this.modules.get(module);
     if (!files) return [];
