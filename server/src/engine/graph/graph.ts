@@ -141,6 +141,8 @@ export class Graph {
       if (old && moved) for (const n of moved) for (const id of old.get(n) ?? []) w.calleeIds.add(id);
     }
     this.oldCallTargets = null;
+    // A first index resolves every reference from the store: nothing below would be read.
+    if (intoEmpty) return;
     for (const e of ex.entities) {
       const was = oldRoles.get(e.id);
       if (was !== undefined && was !== role({ overload: !!language.isOverloadStub?.(e.decorators), property: language.isPropertyGetter(e.decorators) })) {
@@ -166,7 +168,7 @@ export class Graph {
     // An import that comes or goes may (re-)export a class: receivers typed by its name move too.
     for (const b of ex.imports) if (b.local && !oldLocals.has(b.local)) w.names.add(lastSegment(b.local)), w.types.add(lastSegment(b.local));
     for (const l of oldLocals) if (l && !ex.imports.some((b) => b.local === l)) w.names.add(lastSegment(l)), w.types.add(lastSegment(l));
-    if (!intoEmpty) for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
+    for (const { rid, ref } of refs) w.pending.push(rid, file, ref);
   }
 
   /**
