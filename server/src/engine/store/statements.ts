@@ -110,6 +110,7 @@ export function prepareStatements(db: Db) {
     refsAfterRid: p(`SELECT rid, fid, src, relation, target, receiver, rtype, config_kind, catches, access FROM refs WHERE rid > ? ORDER BY rid LIMIT ?`).raw(),
     fidPaths: p('SELECT fid, path FROM files').raw(),
     eidIds: p('SELECT eid, id FROM entities').raw(),
+    idOfEid: p('SELECT id FROM entities WHERE eid = ?').pluck(),
     refsByLast: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.last = ?`),
     refsToTarget: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src JOIN edges d ON d.rid = r.rid WHERE d.dst = (SELECT eid FROM entities WHERE id = ?)`),
     outgoing: p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught, d.dispatch FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src

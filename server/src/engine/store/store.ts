@@ -554,9 +554,20 @@ export class Store {
    * is never in memory whole). Paths and source ids come from maps, not joins: a join per row
    * made the read three times slower.
    */
+  /**
+   * Entity ids by eid. A bulk load holds them already (the same strings, no query): an array
+   * indexed by eid, as eids of a first index are dense.
+   */
+  private entityIdsByEid(): { get(eid: number): string | undefined } {
+    if (!this.bulk) return new Map(this.s.eidIds.all() as Array<[number, string]>);
+    const ids: string[] = [];
+    for (const [id, eid] of this.bulk.eids) ids[eid] = id;
+    return { get: (eid) => ids[eid] ?? (this.s.idOfEid.get(eid) as string | undefined) };
+  }
+
   *refChunks(chunk: number): Generator<RefResolveRow[]> {
     const paths = new Map(this.s.fidPaths.all() as Array<[number, string]>);
-    const ids = new Map(this.s.eidIds.all() as Array<[number, string]>);
+    const ids = this.entityIdsByEid();
     let last = 0;
     for (;;) {
       const rows = this.s.refsAfterRid.all(last, chunk) as Array<[number, number, number, Relation, string, ReceiverKind | null, string | null, ConfigKind | null, string | null, number]>;
