@@ -341,30 +341,30 @@ export class NameLookup {
     for (const n of names) {
       const walk = this.sitesNamed(n).walk(fn);
       for (let site = walk.next(); site; site = walk.next()) {
-          const sfs = this.model.files.get(site.file);
-          const sfrom = this.model.byId.get(site.from);
-          if (!sfs || !sfrom) {
-            walk.settle([]);
-            continue;
-          }
-          const cuts = this.cuts;
-          const found = this.callSite(sfs, sfrom, site);
-          const hits = found.ents.map((e) => this.boundBy(e));
-          // Callees found without a cut are the site's at any nesting: later walks skip it
-          // unless they ask about one of them.
-          if (this.cuts === cuts && this.siteExact.has(site)) walk.settle(hits);
-          if (!hits.includes(fn)) continue;
-          if (hits.length > 1 || site.args.includes('*')) return [];
-          // `Base.method(self, x)` passes the instance first: positions do not line up.
-          if (fn.kind === 'method' && site.receiver === null && found.ents[0]?.kind !== 'class') return [];
-          const keyword = site.args.find((a) => a.startsWith(`${name}=`));
-          const positional = site.args.filter((a) => !/^\w+=/.test(a));
-          const arg = keyword !== undefined ? keyword.slice(name.length + 1) : index >= 0 ? positional[index] : undefined;
-          if (arg === undefined) continue; // left to its default
-          if (!arg) return [];
-          const classes = this.typeClasses(sfs, sfrom, arg, depth + 1);
-          if (classes.length !== 1 || (agreed && agreed !== classes[0])) return [];
-          agreed = classes[0];
+        const sfs = this.model.files.get(site.file);
+        const sfrom = this.model.byId.get(site.from);
+        if (!sfs || !sfrom) {
+          walk.settle([]);
+          continue;
+        }
+        const cuts = this.cuts;
+        const found = this.callSite(sfs, sfrom, site);
+        const hits = found.ents.map((e) => this.boundBy(e));
+        // Callees found without a cut are the site's at any nesting: later walks skip it
+        // unless they ask about one of them.
+        if (this.cuts === cuts && this.siteExact.has(site)) walk.settle(hits);
+        if (!hits.includes(fn)) continue;
+        if (hits.length > 1 || site.args.includes('*')) return [];
+        // `Base.method(self, x)` passes the instance first: positions do not line up.
+        if (fn.kind === 'method' && site.receiver === null && found.ents[0]?.kind !== 'class') return [];
+        const keyword = site.args.find((a) => a.startsWith(`${name}=`));
+        const positional = site.args.filter((a) => !/^\w+=/.test(a));
+        const arg = keyword !== undefined ? keyword.slice(name.length + 1) : index >= 0 ? positional[index] : undefined;
+        if (arg === undefined) continue; // left to its default
+        if (!arg) return [];
+        const classes = this.typeClasses(sfs, sfrom, arg, depth + 1);
+        if (classes.length !== 1 || (agreed && agreed !== classes[0])) return [];
+        agreed = classes[0];
       }
     }
     return agreed ? [agreed] : [];

@@ -550,11 +550,6 @@ export class Store {
   }
 
   /**
-   * Every reference with what resolution reads, in rid order, `chunk` at a time (a large index
-   * is never in memory whole). Paths and source ids come from maps, not joins: a join per row
-   * made the read three times slower.
-   */
-  /**
    * Entity ids by eid. A bulk load holds them already (the same strings, no query): an array
    * indexed by eid, as eids of a first index are dense.
    */
@@ -565,6 +560,11 @@ export class Store {
     return { get: (eid) => ids[eid] ?? (this.s.idOfEid.get(eid) as string | undefined) };
   }
 
+  /**
+   * Every reference with what resolution reads, in rid order, `chunk` at a time (a large index
+   * is never in memory whole). Paths and source ids come from maps, not joins: a join per row
+   * made the read three times slower.
+   */
   *refChunks(chunk: number): Generator<RefResolveRow[]> {
     const paths = new Map(this.s.fidPaths.all() as Array<[number, string]>);
     const ids = this.entityIdsByEid();
