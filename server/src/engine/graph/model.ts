@@ -208,8 +208,7 @@ export class SymbolModel {
   /** Files by module name, in path order. */
   private filesOfModule(module: string): string[] {
     const files = this.modules.get(module);
-    if (!files) return [];
-    return files.size === 1 ? [...files] : [...files].sort();
+    return files ? [...files].sort() : [];
   }
 
   /**

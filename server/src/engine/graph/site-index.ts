@@ -65,7 +65,7 @@ export class SitesOfName {
 
 export class SiteWalk {
   /** Whether the current site was settled before this walk reached it (its callees are known). */
-  known = false;
+  private known = false;
   private a = 0;
   private b = 0;
   private current = -1;
