@@ -82,3 +82,30 @@ test('a method rebound under its own name later in the class is still what calls
     await engine.close();
   }
 });
+
+test('a call made twice from one function is two edges, and both follow the callee when another file changes', async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-order-'));
+  fs.writeFileSync(path.join(dir, 'a.py'), 'from b import g\n\n\ndef f():\n    g()\n    g()\n');
+  fs.writeFileSync(path.join(dir, 'b.py'), 'def g():\n    return 1\n');
+  fs.writeFileSync(path.join(dir, 'c.py'), 'def h():\n    return 2\n');
+  const engine = await Engine.open({ root: dir, dbPath: path.join(dir, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+  const calls = () =>
+    engine.store
+      .outgoing('func:a.py:f')
+      .filter((e) => e.relation === 'CALLS')
+      .map((e) => `${e.edge_target}@${e.sr}`)
+      .sort();
+  const input = { file: 'a.py', source: 'func:a.py:f', relation: 'CALLS' as const, target: 'g', receiver: null, rtype: null, configKind: null, catches: null };
+  try {
+    await engine.indexWorkspace();
+    expect(calls()).toEqual(['func:b.py:g@4', 'func:b.py:g@5']);
+    expect(engine.graph.resolver.resolve(input).targets).toEqual(['func:b.py:g']);
+    // `g` now comes from c.py: the answer given for a.py before the change is not served again.
+    fs.writeFileSync(path.join(dir, 'b.py'), 'from c import h as g\n');
+    await engine.indexWorkspace();
+    expect(calls()).toEqual(['func:c.py:h@4', 'func:c.py:h@5']);
+    expect(engine.graph.resolver.resolve(input).targets).toEqual(['func:c.py:h']);
+  } finally {
+    await engine.close();
+  }
+});

@@ -469,6 +469,13 @@ export class NameLookup {
 
   /** A dotted path: the longest prefix bound as a name, then members inside it. */
   path(fs: FileSymbols, from: Ent, dotted: string, guess: boolean): Found {
+    if (!dotted.includes('.')) {
+      // One name (most calls: `len`, `helper`): no prefixes to try, no arrays to make.
+      const base = this.name(fs, from, dotted, guess);
+      if (!base.ents.length) return NOT_FOUND;
+      const cur = this.derefAll(base.ents);
+      return { ents: cur.slice(0, MAX_CANDIDATES), ambiguous: base.ambiguous || cur.length > 1 };
+    }
     const segs = dotted.split('.');
     for (let i = segs.length; i >= 1; i--) {
       const prefix = segs.slice(0, i).join('.');
@@ -483,9 +490,10 @@ export class NameLookup {
         if (i === 1) return this.packagePrefix(fs, segs);
         continue;
       }
-      let cur = base.ents.flatMap((e) => this.deref(e));
-      for (const s of segs.slice(i)) {
-        cur = cur.flatMap((e) => this.inside(e, s, 0)).flatMap((e) => this.deref(e));
+      let cur = this.derefAll(base.ents);
+      for (let k = i; k < segs.length; k++) {
+        const s = segs[k];
+        cur = this.derefAll(cur.length === 1 ? this.inside(cur[0], s, 0) : cur.flatMap((e) => this.inside(e, s, 0)));
         if (!cur.length) return NOT_FOUND;
       }
       return { ents: cur.slice(0, MAX_CANDIDATES), ambiguous: base.ambiguous || cur.length > 1 };
@@ -673,6 +681,19 @@ export class NameLookup {
   protected allDefinitions(fs: FileSymbols, e: Ent): Found {
     const all = fs.dupes.get(e.qname);
     return all ? { ents: all, ambiguous: true } : { ents: [e], ambiguous: false };
+  }
+
+  /** `ents` with each global that is another name replaced by what it stands for (`deref`); `ents` itself when none is. */
+  private derefAll(ents: readonly Ent[]): readonly Ent[] {
+    let out: Ent[] | undefined;
+    for (let i = 0; i < ents.length; i++) {
+      const e = ents[i];
+      if (e.kind === 'global' && e.alias) {
+        out ??= ents.slice(0, i);
+        for (const x of this.deref(e)) out.push(x);
+      } else out?.push(e);
+    }
+    return out ?? ents;
   }
 
   /** A global that is another name (`X = Y`) stands for what that name resolves to. */
