@@ -41,6 +41,8 @@ export class NameLookup {
   protected mroCache = new Map<string, { mro: Ent[]; open: boolean }>();
   /** `scope id \0 type expression` → the classes it names, for outermost lookups. */
   protected typeCache = new Map<string, { ents: Ent[]; inferred: boolean; cut: boolean }>();
+  /** `scope id \0 type expression \0 depth` → the classes it names, found without a cut, at any nesting. */
+  protected typeExact = new Map<string, { ents: Ent[]; inferred: boolean }>();
   /**
    * Set when a lookup went through a parameter typed by its callers (`param:`): true of the
    * workspace as it is, not of every caller the function may have, so such edges are marked
@@ -92,6 +94,7 @@ export class NameLookup {
     if (this.cacheGen === this.model.generation) return;
     this.mroCache.clear();
     this.typeCache.clear();
+    this.typeExact.clear();
     this.paramExact.clear();
     this.paramCache.clear();
     this.siteExact.clear();
@@ -194,6 +197,13 @@ export class NameLookup {
         return hit.ents;
       }
     }
+    // Deeper, an answer found without a cut holds at any nesting (see `cuts`).
+    const exactKey = `${from.id}\0${type}\0${depth}`;
+    const exact = this.typeExact.get(exactKey);
+    if (exact !== undefined) {
+      if (exact.inferred) this.inferred = true;
+      return exact.ents;
+    }
     const before = this.inferred;
     const cuts = this.cuts;
     let inferred = false;
@@ -212,6 +222,7 @@ export class NameLookup {
       const out = found.slice(0, MAX_CANDIDATES);
       inferred = out.some((c) => !certain.has(c));
       if (outermost) this.typeCache.set(key, { ents: out, inferred, cut: this.cuts !== cuts });
+      if (this.cuts === cuts) this.typeExact.set(exactKey, { ents: out, inferred });
       return out;
     } finally {
       this.inferred = before || inferred;
