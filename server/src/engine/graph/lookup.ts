@@ -71,6 +71,8 @@ export class NameLookup {
   private siteExact = new Map<CallSite, SiteHit>();
   /** The same by nesting, for answers the nesting limit cut. */
   private siteCache = new Map<number, Map<CallSite, SiteHit>>();
+  /** Members of a module entity by `name` (and `\0hops` past the first hop), found without a cut, per generation. */
+  private moduleMembers = new Map<Ent, Map<string, { ents: Ent[]; inferred: boolean }>>();
   /** What each import binding names (`boundModules`), per generation. */
   private bindingModules = new Map<Binding, Ent[]>();
   /** Call sites by callee name, sorted by what they call, per generation. */
@@ -101,6 +103,7 @@ export class NameLookup {
     this.siteCache.clear();
     this.siteIndex.clear();
     this.bindingModules.clear();
+    this.moduleMembers.clear();
     this.subclassIndex = null;
     this.cacheGen = this.model.generation;
   }
@@ -551,6 +554,29 @@ export class NameLookup {
       return m ? [m] : [];
     }
     if (e.kind !== 'module') return [];
+    // A module's members are asked for again and again (`os.path`, a name through a chain of
+    // star imports): answers found without a cut are kept, as the other exact caches are.
+    let byName = this.moduleMembers.get(e);
+    const key = hops === 0 ? name : `${name}\0${hops}`;
+    const hit = byName?.get(key);
+    if (hit !== undefined) {
+      if (hit.inferred) this.inferred = true;
+      return hit.ents;
+    }
+    const before = this.inferred;
+    const cuts = this.cuts;
+    this.inferred = false;
+    const ents = this.moduleMember(e, name, hops);
+    const inferred = this.inferred;
+    this.inferred = before || inferred;
+    if (this.cuts === cuts) {
+      if (!byName) this.moduleMembers.set(e, (byName = new Map()));
+      byName.set(key, { ents, inferred });
+    }
+    return ents;
+  }
+
+  private moduleMember(e: Ent, name: string, hops: number): Ent[] {
     const fs = this.model.files.get(e.file);
     if (!fs) return [];
     const top = fs.byQname.get(name);
