@@ -55,8 +55,8 @@ export class NameLookup {
    * Lookups cut short by the nesting limit so far, counting answers taken from a cache keyed by
    * nesting (they may have been cut). An answer found without a cut is the same at any nesting,
    * and only such answers go into caches not keyed by nesting (`mroCache`, `paramExact`,
-   * `siteExact`): a parameter or call site asked about again deeper in a lookup is then not
-   * worked out once per nesting level.
+   * `siteExact`, `typeExact`, `moduleMembers`): a parameter, call site, type or module member
+   * asked about again deeper in a lookup is then not worked out once per nesting level.
    */
   protected cuts = 0;
   protected cacheGen = -1;
