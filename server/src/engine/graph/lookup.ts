@@ -37,12 +37,19 @@ class SiteAnswer {
 }
 const NO_SITE = { ents: [] as readonly Ent[] };
 
+/** A type expression's classes, whether they went through a caller-typed parameter, and whether the nesting limit cut the lookup. */
+interface TypeHit {
+  ents: Ent[];
+  inferred: boolean;
+  cut: boolean;
+}
+
 export class NameLookup {
   protected mroCache = new Map<string, { mro: Ent[]; open: boolean }>();
-  /** `scope id \0 type expression` → the classes it names, for outermost lookups. */
-  protected typeCache = new Map<string, { ents: Ent[]; inferred: boolean; cut: boolean }>();
   /** `scope id \0 type expression \0 depth` → the classes it names, found without a cut, at any nesting. */
-  protected typeExact = new Map<string, { ents: Ent[]; inferred: boolean }>();
+  protected typeExact = new Map<string, TypeHit>();
+  /** The same for answers the nesting limit cut, kept for outermost lookups only. */
+  protected typeCache = new Map<string, TypeHit>();
   /**
    * Set when a lookup went through a parameter typed by its callers (`param:`): true of the
    * workspace as it is, not of every caller the function may have, so such edges are marked
@@ -188,24 +195,15 @@ export class NameLookup {
       this.cuts++;
       return [];
     }
-    // Many references in a scope ask for the same types; nested lookups are cut by the depth
-    // limits, so only outermost answers are kept.
+    // Many references in a scope ask for the same types. An answer found without a cut holds at
+    // any nesting (see `cuts`); one the nesting limit cut is kept for outermost lookups only.
+    const key = `${from.id}\0${type}\0${depth}`;
     const outermost = this.nesting === 0;
-    const key = outermost ? `${from.id}\0${type}` : '';
-    if (outermost) {
-      const hit = this.typeCache.get(key);
-      if (hit !== undefined) {
-        if (hit.inferred) this.inferred = true;
-        if (hit.cut) this.cuts++;
-        return hit.ents;
-      }
-    }
-    // Deeper, an answer found without a cut holds at any nesting (see `cuts`).
-    const exactKey = `${from.id}\0${type}\0${depth}`;
-    const exact = this.typeExact.get(exactKey);
-    if (exact !== undefined) {
-      if (exact.inferred) this.inferred = true;
-      return exact.ents;
+    const hit = this.typeExact.get(key) ?? (outermost ? this.typeCache.get(key) : undefined);
+    if (hit !== undefined) {
+      if (hit.inferred) this.inferred = true;
+      if (hit.cut) this.cuts++;
+      return hit.ents;
     }
     const before = this.inferred;
     const cuts = this.cuts;
@@ -224,8 +222,8 @@ export class NameLookup {
       }
       const out = found.slice(0, MAX_CANDIDATES);
       inferred = out.some((c) => !certain.has(c));
-      if (outermost) this.typeCache.set(key, { ents: out, inferred, cut: this.cuts !== cuts });
-      if (this.cuts === cuts) this.typeExact.set(exactKey, { ents: out, inferred });
+      if (this.cuts === cuts) this.typeExact.set(key, { ents: out, inferred, cut: false });
+      else if (outermost) this.typeCache.set(key, { ents: out, inferred, cut: true });
       return out;
     } finally {
       this.inferred = before || inferred;
