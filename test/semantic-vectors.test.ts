@@ -124,6 +124,51 @@ describe('VectorStore', () => {
     vs.setBinary('model', false);
     expect(vs.knn('model', vectors[0], 3)[0].eid).toBe(eids[0]);
   });
+
+  it('with the bits on, re-scores from a plain table of the float vectors, moves an older index there, and back when they go off', () => {
+    const n = 300;
+    const dims = 32;
+    const { store, eids } = fillStore(n);
+    const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const tableExists = (table: string) => store.db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(table) !== undefined;
+    const vs = new VectorStore(store.db);
+    vs.open('model', 'clustered', dims);
+    const { vectors } = clustered(n, dims, 6, 7);
+    vs.put('model', eids.map((eid, i) => ({ eid, id: `func:m.py:f${i}`, hash: vs.entity(eid)!.hash, vector: vectors[i] })));
+    const floatAnswers = [0, 50, 299].map((q) => vs.knn('model', vectors[q], 8));
+    expect(count('vec_model_f')).toBe(n);
+    expect(tableExists('vec_model_floats')).toBe(false);
+
+    vs.setBinary('model', true);
+    expect(count('vec_model_floats')).toBe(n);
+    expect(count('vec_model_f')).toBe(0);
+    const binaryAnswers = () => [0, 50, 299].map((q) => vs.knn('model', vectors[q], 8, { rescore: n }));
+    // Every vector re-scored: the same cosine distances vec0 gave, so the same answer.
+    expect(binaryAnswers()).toEqual(floatAnswers);
+    // Writes and deletes go to the plain table while the bits are on.
+    vs.put('model', [{ eid: eids[1], id: 'func:m.py:f1', hash: vs.entity(eids[1])!.hash, vector: vectors[0] }]);
+    expect(vs.knn('model', vectors[0], 2, { rescore: n }).map((h) => h.eid).sort()).toEqual([eids[0], eids[1]].sort());
+    vs.put('model', [{ eid: eids[1], id: 'func:m.py:f1', hash: vs.entity(eids[1])!.hash, vector: vectors[1] }]);
+    expect(count('vec_model_floats')).toBe(n);
+    expect(count('vec_model_f')).toBe(0);
+
+    // An index made before the move (bits on, floats in vec0) is moved when a space opens.
+    store.db.exec('DROP TABLE vec_model_floats; DROP TABLE vec_model_f');
+    store.db.exec(`CREATE VIRTUAL TABLE vec_model_f USING vec0(embedding float[${dims}] distance_metric=cosine)`);
+    const ins = store.db.prepare('INSERT INTO vec_model_f(rowid, embedding) VALUES (?, ?)');
+    eids.forEach((eid, i) => ins.run(BigInt(eid), vectors[i]));
+    const older = new VectorStore(store.db);
+    expect(older.open('model', 'clustered', dims)).toBe(false);
+    expect(count('vec_model_floats')).toBe(n);
+    expect(count('vec_model_f')).toBe(0);
+    expect([0, 50, 299].map((q) => older.knn('model', vectors[q], 8, { rescore: n }))).toEqual(floatAnswers);
+
+    // Bits off: the vectors are back in vec0, and its KNN answers as before.
+    older.setBinary('model', false);
+    expect(tableExists('vec_model_floats')).toBe(false);
+    expect(count('vec_model_f')).toBe(n);
+    expect([0, 50, 299].map((q) => older.knn('model', vectors[q], 8))).toEqual(floatAnswers);
+  });
 });
 
 describe('binary search held in memory', () => {
