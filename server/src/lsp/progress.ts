@@ -8,6 +8,13 @@ import type { Workspace, Workspaces } from './workspaces';
 
 /** Minimum time between two progress reports: a client need not repaint per file. */
 const REPORT_INTERVAL_MS = 200;
+/**
+ * How long a run waits before it starts. A client (an agent's adapter, an editor restoring a
+ * session) often asks right after `initialized`; the first thing a run does on an indexed folder
+ * is a stat of every file (~60–150 ms on the stdlib, on the one thread answering requests), and
+ * the first answer would wait behind it. It answers from the index as it is either way.
+ */
+const START_GRACE_MS = 100;
 
 export class BackgroundIndexer {
   private readonly queue: Workspace[] = [];
@@ -43,6 +50,8 @@ export class BackgroundIndexer {
   }
 
   private async run(): Promise<void> {
+    await new Promise((r) => setTimeout(r, START_GRACE_MS));
+    if (this.stopped) return;
     const reporter = await this.createReporter();
     let doneFolders = 0;
     try {
