@@ -84,8 +84,6 @@ export class NameLookup {
   private bindingModules = new Map<Binding, Ent[]>();
   /** Call sites by callee name, sorted by what they call, per generation. */
   private siteIndex = new Map<string, SitesOfName>();
-  /** Class name → names of the classes whose bases name it (by last segment), per generation. */
-  protected subclassIndex: Map<string, string[]> | null = null;
 
   constructor(protected readonly model: SymbolModel) {}
 
@@ -111,7 +109,6 @@ export class NameLookup {
     this.siteIndex.clear();
     this.bindingModules.clear();
     this.moduleMembers.clear();
-    this.subclassIndex = null;
     this.cacheGen = this.model.generation;
   }
 
@@ -391,21 +388,8 @@ export class NameLookup {
 
   /** `name` and the names of the classes that inherit from a class so named, transitively. */
   protected subclassNamesOf(name: string): string[] {
-    if (!this.subclassIndex) {
-      const idx = new Map<string, string[]>();
-      for (const e of this.model.byId.values()) {
-        if (e.kind !== 'class') continue;
-        for (const b of e.bases ?? []) {
-          const k = b.slice(b.lastIndexOf('.') + 1);
-          const l = idx.get(k);
-          if (l) l.push(e.name);
-          else idx.set(k, [e.name]);
-        }
-      }
-      this.subclassIndex = idx;
-    }
     const out = [name];
-    for (let i = 0; i < out.length && out.length < 50; i++) for (const s of this.subclassIndex.get(out[i]) ?? []) if (!out.includes(s)) out.push(s);
+    for (let i = 0; i < out.length && out.length < 50; i++) for (const c of this.model.classesBasedOn(out[i])) if (!out.includes(c.name)) out.push(c.name);
     return out;
   }
 

@@ -101,6 +101,8 @@ export class SymbolModel {
   private readonly topByName = new Map<string, Set<Ent>>();
   /** Last segment of a callee → call sites with argument types. */
   private readonly callsByName = new Map<string, Set<CallSite>>();
+  /** Last segment of a base expression → the classes that list it among their bases. */
+  private readonly classesByBase = new Map<string, Set<Ent>>();
   /** Directory → its files. */
   private readonly dirs = new Map<string, Set<string>>();
   /** Bumped on every change: caches keyed on it (MROs) drop themselves. */
@@ -125,6 +127,7 @@ export class SymbolModel {
       }
       this.byId.set(e.id, e);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) addTo(this.topByName, e.name, e);
+      if (e.kind === 'class') for (const b of e.bases ?? []) addTo(this.classesByBase, lastSegment(b), e);
     }
     foldOverloads(byQname, dupes);
     const attrTypes = new Map<string, Map<string, string>>();
@@ -171,6 +174,7 @@ export class SymbolModel {
     for (const e of [...fs.byQname.values(), ...[...fs.dupes.values()].flat()]) {
       this.byId.delete(e.id);
       if (TOP_KINDS.has(e.kind) && e.qname === e.name) removeFrom(this.topByName, e.name, e);
+      if (e.kind === 'class') for (const b of e.bases ?? []) removeFrom(this.classesByBase, lastSegment(b), e);
     }
     if (fs.module) removeFrom(this.modules, fs.module, file);
     if (!replacing && fs.language.isLayoutFile?.(file)) this.imports = null;
@@ -313,6 +317,15 @@ export class SymbolModel {
    * common name has tens of thousands, asked for once per parameter): the model does not
    * change while a lookup reads it.
    */
+  /**
+   * Classes whose bases name `name` (`Base`, `mod.Base`), in the order they came into the model:
+   * kept up to date with each file, where a lookup would otherwise walk every entity after each
+   * change (~6 ms on the stdlib, per edit that asks).
+   */
+  classesBasedOn(name: string): Iterable<Ent> {
+    return this.classesByBase.get(name) ?? [];
+  }
+
   callsNamed(name: string): Iterable<CallSite> {
     return this.callsByName.get(name) ?? NO_CALLS;
   }

@@ -3,12 +3,12 @@
 // plain table of the same vectors quantized to one bit per dimension for large indexes (the
 // Hamming scan runs in memory, `bits.ts`; the best candidates are re-scored with the float
 // vectors), and a bookkeeping row per vector saying which content it was computed from, so that
-// only entities whose content changed are embedded again.
+// only entities whose content changed are embedded again. Tables are our own (IF NOT EXISTS):
+// schema.ts and its version are untouched, and the index stays derived data.
 // With the bits on, the float vectors move out of vec0 into a plain table keyed by eid (`rows`):
 // re-scoring reads a few hundred vectors one by one, and vec0 reads each through its chunk's
 // 1 MB overflow chain (0.17 ms apiece on the stdlib, against 8 µs from a plain table); its KNN
-// scan, the one thing vec0 does better, is not used while the bits are on. vec0 then stays empty. Tables are our own (IF NOT EXISTS):
-// schema.ts and its version are untouched, and the index stays derived data.
+// scan, the one thing vec0 does better, is not used while the bits are on. vec0 then stays empty.
 import type { Statement } from 'better-sqlite3';
 import { BitIndex } from './bits';
 import { BitsSnapshots } from './bits-snapshot';
