@@ -109,3 +109,32 @@ test('a call made twice from one function is two edges, and both follow the call
     await engine.close();
   }
 });
+
+test("a parameter typed by its callers follows a subclass's constructor calls as the subclass comes and goes in another file", async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-order-'));
+  const write = (rel: string, text: string) => fs.writeFileSync(path.join(dir, rel), text);
+  write('service.py', 'class Service:\n    def __init__(self, repo):\n        self.repo = repo\n\n    def run(self):\n        return self.repo.save()\n');
+  write('repo.py', 'class Repo:\n    def save(self):\n        return 1\n\n\nclass Cache:\n    def save(self):\n        return 2\n');
+  write('main.py', 'from repo import Repo\nfrom service import Service\n\n\ndef main():\n    return Service(Repo())\n');
+  const engine = await Engine.open({ root: dir, dbPath: path.join(dir, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+  const saves = () =>
+    engine.store
+      .outgoing('method:service.py:Service.run')
+      .filter((e) => e.relation === 'CALLS')
+      .map((e) => e.edge_target ?? `?${e.target}`);
+  try {
+    await engine.indexWorkspace();
+    expect(saves()).toEqual(['method:repo.py:Repo.save']);
+    // A subclass two files away, through another subclass, builds one with a Cache: callers disagree.
+    write('sub.py', 'from service import Service\n\n\nclass Sub(Service):\n    pass\n');
+    write('deeper.py', 'from repo import Cache\nfrom sub import Sub\n\n\nclass Deeper(Sub):\n    pass\n\n\ndef make():\n    return Deeper(Cache())\n');
+    await engine.indexWorkspace();
+    expect(saves()).toEqual(['?repo.save']);
+    // The middle class gone, `Deeper` no longer inherits Service's constructor.
+    fs.rmSync(path.join(dir, 'sub.py'));
+    await engine.indexWorkspace();
+    expect(saves()).toEqual(['method:repo.py:Repo.save']);
+  } finally {
+    await engine.close();
+  }
+});

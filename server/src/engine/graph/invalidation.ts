@@ -85,7 +85,12 @@ export class Invalidation {
         again.push({ rid: r.rid, input: fromRow(r) });
       };
       for (const r of this.store.refsByRid(w.recheck)) add(r);
-      const names = w.classes.size ? new Set([...w.names, ...this.subclassNames(w.classes)]) : new Set(w.names);
+      const below = w.classes.size ? this.subclassNames(w.classes) : null;
+      const names = below ? new Set([...w.names, ...below]) : new Set(w.names);
+      // A class that came, went or has other bases: a call of it or of a subclass may construct
+      // through another constructor now, so the parameters of the one it called are typed by
+      // other callers (below). Read before these calls are resolved again.
+      if (below) for (const n of below) for (const id of this.store.callTargetsNamed(n)) w.calleeIds.add(id);
       // Files whose imports may bind other modules now: their own references, and what other
       // files reach through their bindings (`from .app import Service` where app.py re-exports
       // `from service import Service`): references ending in the names they bind.

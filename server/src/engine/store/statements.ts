@@ -105,6 +105,7 @@ export function prepareStatements(db: Db) {
     refByRid: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),
     refsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ?`),
     allRefs: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src`),
+    callTargetsNamed: p(`SELECT DISTINCT t.id FROM refs r JOIN edges d ON d.rid = r.rid JOIN entities t ON t.eid = d.dst WHERE r.last = ? AND r.relation = 'CALLS'`).pluck(),
     callTargetsOfPath: p(`SELECT r.last, t.id FROM refs r JOIN files f ON f.fid = r.fid JOIN edges d ON d.rid = r.rid JOIN entities t ON t.eid = d.dst WHERE f.path = ? AND r.relation = 'CALLS'`),
     paramTypedRefsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ? AND r.rtype IS NOT NULL AND instr(r.rtype, 'param:') > 0`),
     refsAfterRid: p(`SELECT rid, fid, src, relation, target, receiver, rtype, config_kind, catches, access FROM refs WHERE rid > ? ORDER BY rid LIMIT ?`).raw(),

@@ -584,6 +584,11 @@ export class Store {
     }
   }
 
+  /** What the calls ending in `last` resolve to now (entity ids), wherever they are. */
+  callTargetsNamed(last: string): string[] {
+    return this.s.callTargetsNamed.all(last) as string[];
+  }
+
   refsWithLast(last: string): RefDbRow[] {
     return this.s.refsByLast.all(last) as RefDbRow[];
   }
