@@ -58,6 +58,33 @@ describe('long queries', () => {
     const hits = lexical.searchSync(`${filler} the vat rate ${filler}`, 5);
     expect(ws.engine.store.entityByEid(hits[0].eid)?.id).toBe('func:billing/tax.py:vat_for');
   });
+
+  it('of a dozen words or more, match any word but those most of the index holds', async () => {
+    const { Engine } = await import('../server/src/engine/engine');
+    const { LexicalStream } = await import('../server/src/engine/search/lexical');
+    const { FtsIndex } = await import('../server/src/engine/store/fts');
+    const os = await import('node:os');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-long-'));
+    // Forty functions that all hold `value`, and one about a levy.
+    const common = Array.from({ length: 40 }, (_, i) => `def scale${i}(value):\n    return value * ${i}\n`).join('\n\n');
+    fs.writeFileSync(path.join(dir, 'm.py'), `${common}\n\ndef levy_for(country, rate, value):\n    """Levy of a country at a rate."""\n    return value * rate\n`);
+    const engine = await (Engine as typeof import('../server/src/engine/engine').Engine).open({ root: dir, dbPath: path.join(dir, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+    try {
+      await engine.indexWorkspace();
+      const lexical = new LexicalStream(new FtsIndex(engine.store.db));
+      const found = (q: string) => lexical.searchSync(q, 50).map((h) => engine.store.entityByEid(h.eid)?.id);
+      // Three words: every word counts, so the functions holding only `value` follow.
+      expect(found('levy country value')).toEqual(expect.arrayContaining(['func:m.py:levy_for', 'func:m.py:scale0']));
+      // Twelve: `value` (in 41 of 43 entities) is left out of the any-word step.
+      const report = 'the levy for my country came out wrong when the rate and value were both set after upgrading yesterday';
+      const hits = found(report);
+      expect(hits[0]).toBe('func:m.py:levy_for');
+      expect(hits.filter((id) => id?.startsWith('func:m.py:scale'))).toEqual([]);
+    } finally {
+      await engine.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('test code', () => {

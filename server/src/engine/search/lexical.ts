@@ -29,6 +29,12 @@ const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
 /** Terms a long query keeps, and the share of entities above which a term is too common. */
 export const LONG_QUERY_TERMS = 32;
 const COMMON_SHARE = 0.05;
+/**
+ * From this many words, the OR step leaves the common ones out (as a long query does): each adds
+ * little to BM25, and with them FTS5 scores most of the index (a 25-word report: up to 150 ms on
+ * the stdlib). Shorter queries, what people type, keep every word.
+ */
+const OR_RARE_FROM = 12;
 
 export class LexicalStream implements SearchStream {
   readonly name = 'lexical';
@@ -49,7 +55,8 @@ export class LexicalStream implements SearchStream {
     const steps: string[] = [];
     if (terms.length > 1) steps.push(quote(terms.join(' ')));
     steps.push(words.map(quote).join(' AND '));
-    if (words.length > 1) steps.push(words.map(quote).join(' OR '));
+    const any = words.length >= OR_RARE_FROM ? this.rarest(words) : words;
+    if (words.length > 1 && any.length) steps.push(any.map(quote).join(' OR '));
     // A lone short word is likely an identifier being typed: match it as a prefix too.
     if (words.length === 1 && words[0].length >= 2) steps.push(`${quote(words[0])}*`);
     const seen = new Set<number>();
@@ -67,18 +74,23 @@ export class LexicalStream implements SearchStream {
 
   /** The rarest terms that the index holds (none too common), OR-ed: BM25 weighs them by IDF. */
   private searchLong(words: string[], k: number): StreamHit[] {
+    const chosen = this.rarest(words);
+    if (!chosen.length) return [];
+    return this.fts.search(chosen.map(quote).join(' OR '), k).map((h) => ({ eid: h.eid, score: -h.score }));
+  }
+
+  /** Up to LONG_QUERY_TERMS of `words` that the index holds, rarest first, none too common unless fewer than three are not. */
+  private rarest(words: string[]): string[] {
     const docs = this.fts.documents();
     const df = new Map(words.map((w) => [w, this.fts.documentFrequency(w)]));
     const known = words.filter((w) => (df.get(w) ?? 1) !== 0);
     const rare = known.filter((w) => (df.get(w) ?? 0) <= docs * COMMON_SHARE);
     const pool = rare.length >= 3 ? rare : known;
     // Stable: equal frequencies keep query order, so the same text always asks the same thing.
-    const chosen = pool
+    return pool
       .map((w, i) => ({ w, i, df: df.get(w) ?? 0 }))
       .sort((a, b) => a.df - b.df || a.i - b.i)
       .slice(0, LONG_QUERY_TERMS)
       .map((x) => x.w);
-    if (!chosen.length) return [];
-    return this.fts.search(chosen.map(quote).join(' OR '), k).map((h) => ({ eid: h.eid, score: -h.score }));
   }
 }
