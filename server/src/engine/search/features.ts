@@ -54,6 +54,8 @@ export interface RankingContext {
   fusedBest: number;
   /** Words of each path met so far: a query's candidates share a few dozen files. */
   pathWords: Map<string, string[]>;
+  /** Words of each identifier met so far in this search's candidates (see `staticWords`). */
+  identifierWords: Map<string, readonly string[]>;
 }
 
 export function rankingContext(query: string, perStream: Record<string, StreamHit[]>, fusedBest: number): RankingContext {
@@ -71,6 +73,7 @@ export function rankingContext(query: string, perStream: Record<string, StreamHi
     bm25Best: lexical.length ? lexical[0].score : 0,
     fusedBest: fusedBest || 1,
     pathWords: new Map(),
+    identifierWords: new Map(),
   };
 }
 
@@ -100,7 +103,7 @@ export function featuresOf(c: CandidateFacts, ctx: RankingContext): number[] {
     for (const t of ctx.terms) if (held.has(t)) n++;
     return n / ctx.terms.size;
   };
-  const nameWords = staticWords(row.name);
+  const nameWords = staticWords(row.name, ctx.identifierWords);
   const nameCover = nameWords.length ? nameWords.filter((w) => ctx.terms.has(w)).length / nameWords.length : 0;
   const lines = row.sr !== null && row.er !== null ? row.er - row.sr + 1 : 1;
   const values: Record<Feature, number> = {
@@ -113,8 +116,8 @@ export function featuresOf(c: CandidateFacts, ctx: RankingContext): number[] {
     signalsRank: recip('signals'),
     fused: c.fusedScore / ctx.fusedBest,
     nameCover,
-    queryInName: share(staticWords(`${row.qname} ${row.signature}`)),
-    queryInBody: share(staticWords(c.body)),
+    queryInName: share(staticWords(`${row.qname} ${row.signature}`, ctx.identifierWords)),
+    queryInBody: share(staticWords(c.body, ctx.identifierWords)),
     queryInPath: share(wordsOfPath(row.path ?? '', ctx)),
     callers: Math.log1p(c.callers),
     lines: Math.log1p(lines),
@@ -132,6 +135,6 @@ export function featuresOf(c: CandidateFacts, ctx: RankingContext): number[] {
 
 function wordsOfPath(path: string, ctx: RankingContext): string[] {
   let words = ctx.pathWords.get(path);
-  if (!words) ctx.pathWords.set(path, (words = staticWords(path)));
+  if (!words) ctx.pathWords.set(path, (words = staticWords(path, ctx.identifierWords)));
   return words;
 }
