@@ -87,6 +87,26 @@ describe('long queries', () => {
   });
 });
 
+describe('graph propagation', () => {
+  it('gives each top hit a share of the scores of the top hits it calls or is called by, and none to an isolated one', async () => {
+    const { propagateScores } = await import('../server/src/engine/search/graph-boost');
+    const items = [
+      { id: 'func:billing/params.py:parametrize_from_file', score: 1.2 },
+      { id: 'func:billing/invoice.py:parse_amount', score: 1.0 },
+      { id: 'func:billing/tax.py:vat_for', score: 0.9 },
+      { id: 'func:billing/invoice.py:total_due', score: 0.8 },
+    ];
+    propagateScores(items, ws.engine.store, 0.5);
+    // total_due calls both: +0.5 × (1.0 + 0.9); each of them +0.5 × 0.8.
+    expect(items.map((i) => [i.id, +i.score.toFixed(6)])).toEqual([
+      ['func:billing/invoice.py:total_due', 1.75],
+      ['func:billing/invoice.py:parse_amount', 1.4],
+      ['func:billing/tax.py:vat_for', 1.3],
+      ['func:billing/params.py:parametrize_from_file', 1.2],
+    ]);
+  });
+});
+
 describe('test code', () => {
   it('ranks after the code it tests by default, and like any other with includeTests', async () => {
     const plain = await ids({ query: 'total due', limit: 10 });

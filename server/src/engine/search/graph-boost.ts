@@ -5,8 +5,6 @@
 // when the share is 0 (see weights.ts for the figure it is set from).
 import type { Store } from '../store/store';
 
-const RELATIONS = new Set(['CALLS', 'INHERITS', 'IMPORTS']);
-
 export interface Boostable {
   id: string;
   score: number;
@@ -17,13 +15,19 @@ export function propagateScores<T extends Boostable>(items: T[], store: Store, s
   if (!(share > 0) || items.length < 2) return;
   const head = items.slice(0, top);
   const score = new Map(head.map((c) => [c.id, c.score]));
-  const bonus = new Map<string, number>();
+  // One query for the links among the head, not every edge of each (a module's incoming
+  // imports, a class called everywhere: thousands of rows for a report's hub-like hits).
+  const linked = new Map<string, Set<string>>();
+  const link = (a: string, b: string) => {
+    const l = linked.get(a);
+    if (l) l.add(b);
+    else linked.set(a, new Set([b]));
+  };
+  for (const [a, b] of store.linksAmong([...score.keys()])) if (a !== b) link(a, b), link(b, a);
   for (const c of head) {
-    const linked = new Set<string>();
-    for (const e of store.outgoing(c.id)) if (RELATIONS.has(e.relation) && e.edge_target && e.edge_target !== c.id && score.has(e.edge_target)) linked.add(e.edge_target);
-    for (const e of store.incoming(c.id)) if (RELATIONS.has(e.relation) && e.source !== c.id && score.has(e.source)) linked.add(e.source);
-    for (const n of linked) bonus.set(c.id, (bonus.get(c.id) ?? 0) + share * score.get(n)!);
+    // Summed in id order: the same neighbours always give the same score.
+    const ns = [...(linked.get(c.id) ?? [])].sort();
+    for (const n of ns) c.score += share * score.get(n)!;
   }
-  for (const c of head) c.score += bonus.get(c.id) ?? 0;
   items.sort((a, b) => b.score - a.score);
 }

@@ -107,6 +107,9 @@ export function prepareStatements(db: Db) {
     refByRid: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),
     refsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ?`),
     allRefs: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src`),
+    // Edges between entities of one list, by id (search's graph boost over its top hits).
+    linksAmong: p(`SELECT s.id, t.id FROM entities s JOIN refs r ON r.src = s.eid JOIN edges d ON d.rid = r.rid JOIN entities t ON t.eid = d.dst
+      WHERE s.id IN (SELECT value FROM json_each(@ids)) AND t.id IN (SELECT value FROM json_each(@ids)) AND r.relation IN ('CALLS', 'INHERITS', 'IMPORTS')`).raw(),
     callTargetsNamed: p(`SELECT DISTINCT t.id FROM refs r JOIN edges d ON d.rid = r.rid JOIN entities t ON t.eid = d.dst WHERE r.last = ? AND r.relation = 'CALLS'`).pluck(),
     callTargetsOfPath: p(`SELECT r.last, t.id FROM refs r JOIN files f ON f.fid = r.fid JOIN edges d ON d.rid = r.rid JOIN entities t ON t.eid = d.dst WHERE f.path = ? AND r.relation = 'CALLS'`),
     paramTypedRefsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ? AND r.rtype IS NOT NULL AND instr(r.rtype, 'param:') > 0`),

@@ -591,6 +591,11 @@ export class Store {
     }
   }
 
+  /** The CALLS, INHERITS and IMPORTS edges from one of `ids` to another, as [source, target] ids. */
+  linksAmong(ids: readonly string[]): Array<[string, string]> {
+    return this.s.linksAmong.all({ ids: JSON.stringify(ids) }) as Array<[string, string]>;
+  }
+
   /** What the calls ending in `last` resolve to now (entity ids), wherever they are. */
   callTargetsNamed(last: string): string[] {
     return this.s.callTargetsNamed.all(last) as string[];
