@@ -188,6 +188,21 @@ describe('binary search held in memory', () => {
     expect(index.nearest(v(0, 0, 0, 0), 10)).toEqual([2, 9, 3]);
   });
 
+  it('finds the same pool at the static table width (256 bits) as counting every bit', () => {
+    let a = 7;
+    const byte = () => ((a = (a * 1103515245 + 12345) % 2147483648) >>> 8) & 255;
+    const vectors = Array.from({ length: 500 }, () => Uint8Array.from({ length: 32 }, byte));
+    const index = new BitIndex(32);
+    vectors.forEach((bits, i) => index.set(i + 1, bits));
+    const bitsOf = (x: number) => x.toString(2).replace(/0/g, '').length;
+    for (let q = 0; q < 5; q++) {
+      const query = Uint8Array.from({ length: 32 }, byte);
+      const counted = vectors.map((bits, i) => ({ eid: i + 1, d: bits.reduce((s, b, j) => s + bitsOf(b ^ query[j]), 0) }));
+      counted.sort((x, y) => x.d - y.d || x.eid - y.eid);
+      expect(index.nearest(query, 20)).toEqual(counted.slice(0, 20).map((c) => c.eid));
+    }
+  });
+
   it('loads vectors held back to back as set one by one would, and refuses a buffer of the wrong size', () => {
     const bytes = Uint8Array.from([0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 1]);
     const loaded = new BitIndex(4);

