@@ -95,8 +95,9 @@ export class SearchService {
     const kindOk = params.kinds?.length ? new Set<EntityKind>(params.kinds) : null;
     const pathOk = params.paths?.length ? pathFilter(params.paths) : null;
     const candidates: Candidate[] = [];
+    const rows = this.store.entitiesByEid(fused.map((f) => f.eid));
     for (const f of fused) {
-      const row = this.store.entityByEid(f.eid);
+      const row = rows.get(f.eid);
       if (!row || !row.path) continue;
       if (kindOk && !kindOk.has(row.kind as EntityKind)) continue;
       if (pathOk && !pathOk(row.path)) continue;

@@ -93,6 +93,7 @@ export function prepareStatements(db: Db) {
     insertEdgeEid: p('INSERT INTO edges(rid, dst, ambiguous, caught, dispatch) VALUES (?, ?, ?, ?, ?)'),
     entityById: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.id = ?`),
     entityByEid: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.eid = ?`),
+    entitiesByEid: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.eid IN (SELECT value FROM json_each(?))`),
     entitiesOfPath: p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE f.path = ? ORDER BY e.sr, e.sc, e.eid`),
     entitiesByName: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.name = ? LIMIT 50`),
     entitiesByQname: p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.name = ? AND e.qname = ? AND e.fid IS NOT NULL ORDER BY e.id LIMIT 20`),
