@@ -13,12 +13,15 @@ afterEach(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** An engine on `root` with its index inside it, parsing in-process, without vectors. */
+const openEngine = (root: string) => Engine.open({ root, dbPath: path.join(root, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+
 test('an MRO first computed in a lookup cut by the nesting limit is not kept for later lookups', async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-order-'));
   fs.writeFileSync(path.join(dir, 'base.py'), 'class Base:\n    def hello(self):\n        return 1\n');
   fs.writeFileSync(path.join(dir, 'alias.py'), 'from base import Base\n\nAliasBase = Base\n');
   fs.writeFileSync(path.join(dir, 'child.py'), 'from alias import AliasBase\n\n\nclass Child(AliasBase):\n    def go(self):\n        return self.hello()\n');
-  const engine = await Engine.open({ root: dir, dbPath: path.join(dir, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+  const engine = await openEngine(dir);
   try {
     await engine.indexWorkspace();
     const resolver = engine.graph.resolver;
@@ -44,7 +47,7 @@ test('a module with a stub beside its source resolves to the same file whatever 
   };
   const importsOf = async (root: string, steps: string[][]) => {
     fs.mkdirSync(root);
-    const engine = await Engine.open({ root, dbPath: path.join(root, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+    const engine = await openEngine(root);
     try {
       for (const files of steps) {
         for (const f of files) write(root, f, f.endsWith('.pyi') ? 'def make() -> int: ...\n' : f === 'main.py' ? 'import pkg\n\npkg.make()\n' : 'def make():\n    return 1\n');
@@ -72,7 +75,7 @@ test('a method rebound under its own name later in the class is still what calls
   );
   // Python's old idiom: the class body binds the name again after the def.
   fs.writeFileSync(path.join(dir, 'schema.py'), 'class Schema:\n    def parse(x):\n        return x\n    parse = staticmethod(parse)\n\n\ndef run():\n    return Schema.parse("a")\n');
-  const engine = await Engine.open({ root: dir, dbPath: path.join(dir, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+  const engine = await openEngine(dir);
   try {
     await engine.indexWorkspace();
     const calls = (id: string) => engine.store.outgoing(id).filter((e) => e.relation === 'CALLS').map((e) => e.edge_target);
@@ -88,7 +91,7 @@ test('a call made twice from one function is two edges, and both follow the call
   fs.writeFileSync(path.join(dir, 'a.py'), 'from b import g\n\n\ndef f():\n    g()\n    g()\n');
   fs.writeFileSync(path.join(dir, 'b.py'), 'def g():\n    return 1\n');
   fs.writeFileSync(path.join(dir, 'c.py'), 'def h():\n    return 2\n');
-  const engine = await Engine.open({ root: dir, dbPath: path.join(dir, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+  const engine = await openEngine(dir);
   const calls = () =>
     engine.store
       .outgoing('func:a.py:f')
@@ -116,7 +119,7 @@ test("a parameter typed by its callers follows a subclass's constructor calls as
   write('service.py', 'class Service:\n    def __init__(self, repo):\n        self.repo = repo\n\n    def run(self):\n        return self.repo.save()\n');
   write('repo.py', 'class Repo:\n    def save(self):\n        return 1\n\n\nclass Cache:\n    def save(self):\n        return 2\n');
   write('main.py', 'from repo import Repo\nfrom service import Service\n\n\ndef main():\n    return Service(Repo())\n');
-  const engine = await Engine.open({ root: dir, dbPath: path.join(dir, 'index.db'), workers: 0, embeddings: { model: 'none' } });
+  const engine = await openEngine(dir);
   const saves = () =>
     engine.store
       .outgoing('method:service.py:Service.run')

@@ -313,11 +313,6 @@ export class SymbolModel {
   }
 
   /**
-   * Call sites (with argument types) whose callee's last segment is `name`. Not a copy (a
-   * common name has tens of thousands, asked for once per parameter): the model does not
-   * change while a lookup reads it.
-   */
-  /**
    * Classes whose bases name `name` (`Base`, `mod.Base`), in the order they came into the model:
    * kept up to date with each file, where a lookup would otherwise walk every entity after each
    * change (~6 ms on the stdlib, per edit that asks).
@@ -326,6 +321,11 @@ export class SymbolModel {
     return this.classesByBase.get(name) ?? [];
   }
 
+  /**
+   * Call sites (with argument types) whose callee's last segment is `name`. Not a copy (a
+   * common name has tens of thousands, asked for once per parameter): the model does not
+   * change while a lookup reads it.
+   */
   callsNamed(name: string): Iterable<CallSite> {
     return this.callsByName.get(name) ?? NO_CALLS;
   }
