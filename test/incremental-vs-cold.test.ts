@@ -7,7 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
-import { edgeList } from './helpers/workspace';
+import { mulberry32 } from '../server/eval/random';
+import { copyFixture, edgeList } from './helpers/workspace';
 import { coldGraph, randomEditsEqualCold } from './helpers/cold-diff';
 
 const dirs: string[] = [];
@@ -346,6 +347,45 @@ describe('incremental equals cold', () => {
     await e.indexWorkspace();
     expect(saves(e)).toEqual({ store: [null], go: [null] }); // unresolved
     expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
+  test('a run that brings or takes many files at once (a branch switch) equals a cold index', async () => {
+    const root = copyFixture('resolution');
+    dirs.push(root);
+    const files = pyFiles(root);
+    const r = mulberry32(7);
+    const half = (seed: number) => files.filter((_, i) => (i * 7919 + seed) % 2 === 0);
+    const saved = new Map(files.map((f) => [f, fs.readFileSync(path.join(root, f), 'utf8')]));
+    for (const f of half(1)) fs.rmSync(path.join(root, f));
+    const e = await open(root);
+    await e.indexWorkspace();
+    // Back all at once; then another half gone and a few changed, in one run each.
+    for (const f of half(1)) fs.writeFileSync(path.join(root, f), saved.get(f)!);
+    expect((await e.indexWorkspace()).parsed).toBeGreaterThanOrEqual(half(1).length);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    for (const f of half(2)) fs.rmSync(path.join(root, f));
+    for (const f of files.filter((x) => !half(2).includes(x) && r() < 0.2)) fs.appendFileSync(path.join(root, f), '\n\ndef added_later():\n    return 1\n');
+    await e.indexWorkspace();
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
+  test("many names at once: the store's one-pass lookups find what it finds a name at a time", async () => {
+    const root = copyFixture('resolution');
+    dirs.push(root);
+    const e = await open(root);
+    await e.indexWorkspace();
+    const names = [...new Set((e.store.db.prepare('SELECT name FROM entities').pluck().all() as string[]))].sort();
+    expect(names.length).toBeGreaterThan(200);
+    const byWord = (rows: Array<{ rid: number; rtype: string }>) => [...new Set(rows.filter((r) => r.rtype.match(/\w+/g)?.some((w) => names.includes(w))).map((r) => r.rid))].sort((a, b) => a - b);
+    const oneByOne = names.flatMap((n) => e.store.typedRefsMentioning([n]));
+    expect(byWord(e.store.typedRefsMentioning(names))).toEqual(byWord(oneByOne));
+    expect(byWord(oneByOne).length).toBeGreaterThan(20);
+    const paths = new Set(e.store.pathsImportingNames(names));
+    const each = new Set(names.flatMap((n) => e.store.pathsImportingName(n)));
+    expect(each.size).toBeGreaterThan(20);
+    for (const p of each) expect(paths.has(p), p).toBe(true);
     await e.close();
   });
 

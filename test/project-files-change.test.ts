@@ -1,7 +1,8 @@
 // The project files a language reads to name modules (tsconfig.json `paths`, pyproject.toml
 // source roots) are not indexed, yet the edges come from what they say. When one changes, the
-// next index run — in this process or another — makes every import target and edge again, and
-// the graph equals a cold index of the same files.
+// next index run — in this process or another — makes the import targets and edges that depend
+// on it again (a Python project file only names modules: nothing is parsed again), and the graph
+// equals a cold index of the same files.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -81,12 +82,50 @@ describe('a project file that changes reaches the graph', () => {
     const both = ['func:lib/pkg/core.py:go', 'func:vendored/pkg/core.py:go'];
     expect(calls(e, 'func:app.py:run')).toEqual(both);
     write(root, 'pyproject.toml', '[tool.setuptools.packages.find]\nwhere = ["lib"]\n');
-    await e.indexWorkspace();
+    // It names modules and nothing else: no file is parsed again.
+    const s = await e.indexWorkspace();
+    expect(s.parsed).toBe(0);
+    expect(s.notes?.join('\n')).toMatch(/pyproject\.toml changed: the modules below the root are named anew/);
     expect(calls(e, 'func:app.py:run')).toEqual(['func:lib/pkg/core.py:go']);
     expect(edgeList(e)).toEqual(await coldGraph(root));
+    expect((await e.indexWorkspace()).notes).toBeUndefined(); // recorded: the next run is a no-op
     fs.rmSync(path.join(root, 'pyproject.toml'));
-    await e.indexWorkspace();
+    expect((await e.indexWorkspace()).parsed).toBe(0);
     expect(calls(e, 'func:app.py:run')).toEqual(both);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
+  test("a sub-project's setup.cfg and setup.py move the names below their folder, seen by another process too", async () => {
+    const root = tree({
+      'svc/src/svc_core/__init__.py': '',
+      'svc/src/svc_core/jobs.py': 'def start():\n    return 1\n',
+      'svc/svc_core/__init__.py': '',
+      'svc/svc_core/jobs.py': 'def start():\n    return 2\n',
+      'svc/svc_core/run.py': 'from svc_core.jobs import start\n\n\ndef main():\n    return start()\n',
+      'tools/svc_core/jobs.py': 'def start():\n    return 3\n',
+      'cli.py': 'from svc_core import jobs\n\n\ndef go():\n    return jobs.start()\n',
+    });
+    let e = await open(root);
+    await e.indexWorkspace();
+    const before = { run: calls(e, 'func:svc/svc_core/run.py:main'), cli: calls(e, 'func:cli.py:go') };
+    write(root, 'svc/setup.cfg', '[options]\npackage_dir =\n    =src\n');
+    let s = await e.indexWorkspace();
+    expect(s.parsed).toBe(0);
+    expect(s.notes?.join('\n')).toMatch(/svc\/setup\.cfg changed: the modules below svc are named anew/);
+    expect(calls(e, 'func:cli.py:go')).toEqual(['func:svc/src/svc_core/jobs.py:start']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+    // Another process: a setup.py beside it that says the same, then the setup.cfg gone.
+    write(root, 'svc/setup.py', "from setuptools import setup, find_packages\nsetup(packages=find_packages('src'))\n");
+    fs.rmSync(path.join(root, 'svc/setup.cfg'));
+    e = await open(root);
+    s = await e.indexWorkspace();
+    expect(s.parsed).toBe(1); // setup.py itself, a Python file
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    fs.rmSync(path.join(root, 'svc/setup.py'));
+    await e.indexWorkspace();
+    expect({ run: calls(e, 'func:svc/svc_core/run.py:main'), cli: calls(e, 'func:cli.py:go') }).toEqual(before);
     expect(edgeList(e)).toEqual(await coldGraph(root));
     await e.close();
   });

@@ -204,6 +204,18 @@ export class Graph {
     this.run = { ...newWork(), interleaved: false, fromStore: intoEmpty, argLists: new Map() };
   }
 
+  /**
+   * Project files that steer only import names (`namesOnlyProjectFile`) read differently now: the
+   * run in progress names the files under `dirs` anew and resolves them and their importers
+   * again, as when a layout file appears there ('' is the whole workspace).
+   */
+  layoutsMoved(dirs: readonly string[]): void {
+    if (!this.run) throw new Error('layoutsMoved: no index run in progress');
+    this.load();
+    this.model.relayout();
+    for (const d of dirs) this.run.layouts.add(d);
+  }
+
   /** True when edits were resolved during the run: `finishRun` then looks references up by name. */
   get runInterleaved(): boolean {
     return this.run?.interleaved ?? false;

@@ -84,6 +84,13 @@ export class Invalidation {
         seen.add(r.rid);
         again.push({ rid: r.rid, input: fromRow(r) });
       };
+      // Every reference of a file, read once however many reasons name the file.
+      const filesDone = new Set<string>();
+      const addFile = (path: string) => {
+        if (filesDone.has(path)) return;
+        filesDone.add(path);
+        for (const r of this.store.refsOfFile(path)) add(r);
+      };
       for (const r of this.store.refsByRid(w.recheck)) add(r);
       const below = w.classes.size ? this.subclassNames(w.classes) : null;
       const names = below ? new Set([...w.names, ...below]) : new Set(w.names);
@@ -112,7 +119,7 @@ export class Invalidation {
         }
       }
       for (const name of names) for (const r of this.store.refsWithLast(name)) add(r);
-      for (const path of rebound) for (const r of this.store.refsOfFile(path)) add(r);
+      for (const path of rebound) addFile(path);
       const typedNames = new Set(names);
       const globals = new Set(w.globals);
       if (w.retyped.size) {
@@ -121,10 +128,10 @@ export class Invalidation {
         // Where the classes are defined (calls through `self` in a subclass), and the globals
         // holding one (`current_app: Flask`): calls through them where they are imported.
         const reach = this.reachOfClasses(below);
-        for (const path of reach.files) for (const r of this.store.refsOfFile(path)) add(r);
+        for (const path of reach.files) addFile(path);
         for (const n of reach.globals) globals.add(n);
       }
-      for (const name of globals) for (const path of this.store.pathsImportingName(name)) for (const r of this.store.refsOfFile(path)) add(r);
+      for (const path of this.store.pathsImportingNames(globals)) addFile(path);
       if (w.sites.length || w.calleeIds.size) {
         // Parameters typed by their callers: the references typed through a parameter of a
         // function whose call sites changed (every reference of its file when an attribute
@@ -134,7 +141,7 @@ export class Invalidation {
           const prefixes = fns.map((f) => `param:${f.qname}:`);
           const inAttrs = [...(fs?.attrTypes.values() ?? [])].some((m) => [...m.values()].some((t) => prefixes.some((p) => t.includes(p))));
           if (inAttrs) {
-            for (const r of this.store.refsOfFile(file)) add(r);
+            addFile(file);
             for (const e of fs?.byQname.values() ?? []) if (e.returns) typedNames.add(e.name);
           } else {
             for (const r of this.store.paramTypedRefsOfFile(file)) if (prefixes.some((p) => r.rtype!.includes(p))) add(r);
@@ -190,14 +197,17 @@ export class Invalidation {
    * module (`shop/__init__.py` is `shop`): the files inside the package may bind through it.
    */
   private filesImporting(changed: Map<string, string | null>): Set<string> {
-    const out = new Set<string>();
+    const names = new Set<string>();
+    const packages = new Set<string>();
     for (const [file, module] of changed) {
       const dir = dirOf(file);
       // A module named by its path (TypeScript: `src/models`) is imported by its last part.
       const name = module ? (module.includes('/') ? module.slice(module.lastIndexOf('/') + 1) : lastSegment(module)) : file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
-      if (name) for (const p of this.store.pathsImportingName(name)) out.add(p);
-      if (dir && name === dir.slice(dir.lastIndexOf('/') + 1)) for (const p of this.store.pathsUnder(dir)) out.add(p);
+      if (name) names.add(name);
+      if (dir && name === dir.slice(dir.lastIndexOf('/') + 1)) packages.add(dir);
     }
+    const out = new Set(this.store.pathsImportingNames(names));
+    for (const dir of packages) for (const p of this.store.pathsUnder(dir)) out.add(p);
     for (const f of changed.keys()) out.delete(f); // their own refs are pending already, or gone
     return out;
   }

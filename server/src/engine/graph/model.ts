@@ -165,6 +165,16 @@ export class SymbolModel {
     this.generation++;
   }
 
+  /**
+   * A project file that steers import names changed: every file is named anew, now, so that
+   * the project files are read (and their reads recorded) before the run ends.
+   */
+  relayout(): void {
+    this.imports = null;
+    this.importIndex();
+    this.generation++;
+  }
+
   /** `replacing`: a new version of the file follows at once (its layout role is unchanged). */
   removeFile(file: string, replacing = false): void {
     const fs = this.files.get(file);

@@ -329,6 +329,15 @@ export interface LanguageSupport {
    */
   isLayoutFile?(file: string): boolean;
   /**
+   * Project files (workspace paths, `../` above the root) that steer only the names
+   * `importNames` gives (Python: `pyproject.toml`, `setup.cfg`, `setup.py`, an `__init__.py`
+   * above the root). When one changes, the files under its folder are named anew and their
+   * importers resolved again, as when a layout file appears; nothing is parsed again. A changed
+   * project file no language claims here (`tsconfig.json`: its aliases are bound as each file
+   * is loaded) makes the next index run parse and resolve every file again.
+   */
+  namesOnlyProjectFile?(rel: string): boolean;
+  /**
    * A top-level module the language knows to live outside the workspace (Python's standard
    * library, a package installed in the project's virtual environment): an import of it is
    * never bound to a workspace file found only through another folder's basedir.

@@ -64,6 +64,8 @@ export function prepareStatements(db: Db) {
     pathsImportingName: p(`SELECT DISTINCT f.path FROM imports i JOIN files f ON f.fid = i.fid
       WHERE i.member = @n OR i.module = @n OR i.module LIKE '%.' || @n OR i.module LIKE @n || '.%' OR i.module LIKE '%.' || @n || '.%'
         OR i.module LIKE '%/' || @n OR i.module LIKE '%/' || @n || '.%' OR i.module LIKE '%/' || @n || '/index' OR i.module LIKE '%/' || @n || '/index.%'`),
+    importedNames: p('SELECT f.path, i.member, i.module FROM imports i JOIN files f ON f.fid = i.fid').raw(),
+    typedRefs: p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL'),
     // A substring pre-filter in SQL (the caller checks whole words): no row reaches JS unless
     // its type mentions one of the names.
     typedRefsMentioningOne: p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL AND instr(rtype, ?) > 0'),

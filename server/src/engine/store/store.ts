@@ -512,6 +512,24 @@ export class Store {
     return (this.s.pathsImportingName.all({ n: name }) as Array<{ path: string }>).map((r) => r.path);
   }
 
+  /**
+   * `pathsImportingName` of each of `names`, together. Each name is a scan of the imports (its
+   * patterns cannot use an index); past a few names, one scan tests every row against them all
+   * (an index run that adds a thousand files asks for a thousand names).
+   */
+  pathsImportingNames(names: Iterable<string>): string[] {
+    const list = [...new Set(names)];
+    if (list.length <= 2) return [...new Set(list.flatMap((n) => this.pathsImportingName(n)))];
+    // LIKE compares ASCII letters without case; so does this.
+    const wanted = new Set(list.map((n) => n.toLowerCase()));
+    const out = new Set<string>();
+    for (const [path, member, module] of this.s.importedNames.iterate() as IterableIterator<[string, string | null, string]>) {
+      if (out.has(path)) continue;
+      if ((member !== null && wanted.has(member.toLowerCase())) || namesModule(module.toLowerCase(), wanted)) out.add(path);
+    }
+    return [...out];
+  }
+
   /** References whose receiver has a known type expression: row id and the type as written. */
   /**
    * References with a typed receiver whose type text contains one of `names` (as a substring:
@@ -521,6 +539,12 @@ export class Store {
     if (!names.length) return [];
     // A scan of the typed refs' index per name (~5 ms on the stdlib's 64K typed refs) beats one
     // scan testing every name against every row (~60 ms: json_each per row) up to about a dozen.
+    // Past a few hundred names, testing each against every row costs seconds: the rows whose
+    // type has one of them as a word (what callers keep) are picked in one pass here.
+    if (names.length > 200) {
+      const wanted = new Set(names);
+      return (this.s.typedRefs.all() as Array<{ rid: number; rtype: string }>).filter((r) => r.rtype.match(/\w+/g)?.some((w) => wanted.has(w)));
+    }
     if (names.length > 12) return this.s.typedRefsMentioning.all(JSON.stringify(names)) as Array<{ rid: number; rtype: string }>;
     const out = new Map<number, string>();
     for (const n of names) for (const r of this.s.typedRefsMentioningOne.all(n) as Array<{ rid: number; rtype: string }>) out.set(r.rid, r.rtype);
@@ -656,4 +680,14 @@ export class Store {
   putSkeleton(path: string, hash: string, json: string): void {
     this.s.skeletonPut.run(path, hash, json);
   }
+}
+
+/**
+ * Does an import of `module` name one of `names` the way `pathsImportingName`'s patterns do: as
+ * the whole module, a dotted segment, or a path's last part (`./models`, `./models/index`)?
+ */
+function namesModule(module: string, names: ReadonlySet<string>): boolean {
+  if (names.has(module)) return true;
+  for (const part of module.split(/[./]/)) if (part && names.has(part)) return true;
+  return false;
 }

@@ -159,6 +159,12 @@ export class IndexRun {
     for (const f of changed) if (this.files && this.files.add(f).size > MANY_FILES) this.files = null;
   }
 
+  /** Project files that steer only import names moved: the files under `dirs` are named anew and resolved again at `finish`. */
+  renamed(dirs: readonly string[]): void {
+    this.host.graph.layoutsMoved(dirs);
+    this.changed = true;
+  }
+
   /**
    * Resolves what the run wrote (`everything`: every reference in the index, after an
    * interrupted run) and, unless `quiet` (the engine is closing), tells the listeners once.

@@ -2,7 +2,7 @@
 // only what changed (in workers), write in batched transactions, then resolve.
 import type { IndexSummary } from '../../../../protocol';
 import type { IndexProgress } from '../api';
-import { EXTENSIONS, languageById } from '../languages/registry';
+import { EXTENSIONS, LANGUAGES, languageById } from '../languages/registry';
 import type { Parsers } from '../parse/parsers';
 import type { Store } from '../store/store';
 import type { FileWrite, IndexHost } from './host';
@@ -13,7 +13,7 @@ import type { FileJob, FileOutcome } from './process';
 import { ProfileClock, type IndexProfile } from './profile';
 import { GrowthCollector } from '../gc';
 import { readContentSkips, stillRefused, writeContentSkips, type ContentSkips } from './skips';
-import { projectFiles, projectMoved, recordProjectReads } from './project';
+import { projectFiles, projectMoves, recordProjectReads } from './project';
 import { beat, claimRun, claimRunWhenFree, describeRun, failRun, releaseRun, type RunRecord } from './runs';
 
 const COMMIT_MS = 2000;
@@ -80,18 +80,26 @@ export async function indexFromDisk(ctx: IndexContext, onProgress?: (p: IndexPro
     ctx.log(m);
     notes.push(m);
   }
-  // A project file that steers module names reads differently: every file's import targets and
+  // A project file that steers module names reads differently. One that only names modules
+  // (a pyproject.toml's source roots): the files under its folder are named anew and resolved
+  // again. Any other (a tsconfig's aliases, bound as each file loads): every import target and
   // the model built from them are made again, from the files as they are now.
-  const moved = projectMoved(ctx.root, store);
+  const moves = projectMoves(ctx.root, store);
+  const renamedDirs = moves.length && moves.every(namesOnly) ? [...new Set(moves.map(folderOf))] : [];
+  const moved = moves.length && !renamedDirs.length ? moves[0] : null;
   if (moved) {
     const m = `${moved} changed: every file is indexed and resolved again`;
     ctx.log(m);
     notes.push(m);
     ctx.host.graph.resetProject(projectFiles(ctx.root));
+  } else if (renamedDirs.length) {
+    const m = `${moves[0]}${moves.length > 1 ? ` and ${moves.length - 1} more` : ''} changed: the modules below ${renamedDirs.length > 1 ? `${renamedDirs.length} folders` : `${renamedDirs[0] || 'the root'}`} are named anew and resolved again`;
+    ctx.log(m);
+    notes.push(m);
   }
   try {
-    const s = await run(ctx, claim.mine, claim.interrupted !== null || moved !== null, moved !== null, waited ? undefined : ctx.discovered, onProgress);
-    if (!ctx.shouldStop?.()) recordProjectReads(ctx.root, store, ctx.host.graph.project, moved !== null);
+    const s = await run(ctx, claim.mine, claim.interrupted !== null || moved !== null, moved !== null, waited ? undefined : ctx.discovered, renamedDirs, onProgress);
+    if (!ctx.shouldStop?.()) recordProjectReads(ctx.root, store, ctx.host.graph.project, moves.length > 0);
     if (moved) ctx.reextractOpen?.(null);
     releaseRun(store, claim.mine);
     return summarize(store, started, s, notes);
@@ -116,7 +124,8 @@ function summarize(store: Store, started: number, r: RunCounts, notes: string[])
 }
 
 /** `recover`: every reference is resolved again; `reparse`: every file is parsed again, changed or not. */
-async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse: boolean, discovered: DiskAndIndex | undefined, onProgress?: (p: IndexProgress) => void): Promise<RunCounts> {
+/** `renamedDirs`: folders whose files' import names may have moved (a project file there changed). */
+async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse: boolean, discovered: DiskAndIndex | undefined, renamedDirs: readonly string[], onProgress?: (p: IndexProgress) => void): Promise<RunCounts> {
   const { store, graph } = ctx.host;
   const found = discovered?.found ?? discover(ctx.root, { extensions: EXTENSIONS, exclude: ctx.exclude, maxFileBytes: ctx.maxFileBytes }, ctx.rules);
   const known = discovered?.known ?? store.fileStamps();
@@ -150,6 +159,7 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
   for (const s of skipped) ctx.log(`skipped ${s.file}: ${s.reason}`);
   const clock = new ProfileClock();
   const writer = ctx.host.beginRun(clock, cold);
+  if (renamedDirs.length && !cold) writer.renamed(renamedDirs);
   if (deletedPaths.length) writer.write(deletedPaths.map((path) => ({ kind: 'deleted', path })));
 
   let done = 0;
@@ -252,4 +262,16 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
   }
   ctx.onProfile?.(clock.result());
   return { parsed, unchanged, deleted: deletedPaths.length, skipped };
+}
+
+/** Does some language read `rel` only to name modules (`namesOnlyProjectFile`)? */
+function namesOnly(rel: string): boolean {
+  return LANGUAGES.some((l) => l.namesOnlyProjectFile?.(rel));
+}
+
+/** The folder a project file names modules under: its own, or the whole workspace for one above the root. */
+function folderOf(rel: string): string {
+  if (rel.startsWith('../')) return '';
+  const i = rel.lastIndexOf('/');
+  return i < 0 ? '' : rel.slice(0, i);
 }

@@ -6,8 +6,9 @@
 // (`project_reads` in meta): module names, and so import targets and edges, were made from what
 // these files said. When one of them now says something else (a tsconfig `paths` edited, a
 // pyproject.toml that appears), the index is out of date though no indexed file changed:
-// `projectMoved` tells, and an index run then parses every file and resolves every reference
-// again with fresh project knowledge (indexer.ts), as a cold index would.
+// `projectMoves` tells, and the next index run (indexer.ts) names the files under its folder anew
+// and resolves them and their importers again (a file that only names modules, such as a
+// pyproject.toml), or parses every file and resolves every reference again, as a cold index would.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ProjectFiles } from '../languages/types';
@@ -50,17 +51,29 @@ export function projectFiles(root: string): ProjectFiles & { readonly reads: Rea
  * is asked for its pyproject.toml), so an up-to-date check stays a few milliseconds.
  */
 export function projectMoved(root: string, store: Store): string | null {
-  const recorded = storedReads(store);
-  for (const [rel, was] of recorded) {
+  return moves(root, store, true)[0] ?? null;
+}
+
+/** Every project file the index was built from that now reads differently. */
+export function projectMoves(root: string, store: Store): string[] {
+  return moves(root, store, false);
+}
+
+function moves(root: string, store: Store, first: boolean): string[] {
+  const out: string[] = [];
+  for (const [rel, was] of storedReads(store)) {
     const abs = path.join(root, ...rel.split('/'));
-    if (was === null) {
-      if (fs.statSync(abs, { throwIfNoEntry: false })?.isFile()) return rel;
-      continue;
-    }
-    const text = readText(abs);
-    if (text === undefined || digest(text) !== was) return rel;
+    const moved = was === null ? !!fs.statSync(abs, { throwIfNoEntry: false })?.isFile() : digestOf(abs) !== was;
+    if (!moved) continue;
+    out.push(rel);
+    if (first) break;
   }
-  return null;
+  return out;
+}
+
+function digestOf(abs: string): string | undefined {
+  const text = readText(abs);
+  return text === undefined ? undefined : digest(text);
 }
 
 /**
@@ -73,14 +86,12 @@ export function recordProjectReads(root: string, store: Store, project: ProjectF
   const stored = storedReads(store);
   let changed = false;
   if (refresh) {
-    for (const rel of stored.keys()) {
-      if (now.has(rel)) continue;
-      const text = readText(path.join(root, ...rel.split('/')));
-      const d = text === undefined ? null : digest(text);
+    // After a change, what this process read before it may be stale: every file is read again.
+    for (const rel of new Set([...stored.keys(), ...now.keys()])) {
+      const d = digestOf(path.join(root, ...rel.split('/'))) ?? null;
       if (stored.get(rel) !== d) stored.set(rel, d), (changed = true);
     }
-  }
-  for (const [rel, d] of now) if (stored.get(rel) !== d) stored.set(rel, d), (changed = true);
+  } else for (const [rel, d] of now) if (stored.get(rel) !== d) stored.set(rel, d), (changed = true);
   if (changed) store.setMeta(META_KEY, JSON.stringify([...stored].sort((a, b) => (a[0] < b[0] ? -1 : 1))));
 }
 

@@ -111,6 +111,12 @@ export function isLayoutFile(file: string): boolean {
   return INITS.includes(name) || name === 'setup.py';
 }
 
+/** The project files `rootsOf` and `rootPackage` read: they move import names, nothing else. */
+export function namesOnlyProjectFile(rel: string): boolean {
+  const name = rel.slice(rel.lastIndexOf('/') + 1);
+  return name === 'pyproject.toml' || name === 'setup.cfg' || name === 'setup.py' || INITS.includes(name);
+}
+
 /** The standard library, and what the project's virtual environment has installed. */
 export function isExternalModule(top: string, layout: WorkspaceLayout): boolean {
   return STDLIB_MODULES.has(top) || installed(layout).has(top);
