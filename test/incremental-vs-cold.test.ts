@@ -371,6 +371,29 @@ describe('incremental equals cold', () => {
     await e.close();
   });
 
+  test('a run that brings most of the code at once resolves every reference again, as a cold index has them', async () => {
+    // Generated modules that import, subclass and call each other; 20 indexed first, then 100
+    // more in one run: its new references outnumber the old ones, which all resolve again.
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-large-run-'));
+    dirs.push(root);
+    const module = (i: number) => {
+      const j = (i * 7) % 120;
+      const k = (i * 13 + 5) % 120;
+      const calls = Array.from({ length: 20 }, (_, n) => `    t.run()\n    helper${n % 2 ? j : k}(${n})\n    t.step(${n})`).join('\n');
+      return `from pkg.mod${j} import helper${j}, Base${j}\nfrom pkg import mod${k}\n\nhelper${k} = mod${k}.helper${k}\n\n\nclass Base${i}:\n    def step(self, n=0):\n        return n\n\n\nclass Thing${i}(Base${j}):\n    def run(self):\n        return self.step() + helper${j}(1)\n\n\ndef helper${i}(n):\n    t = Thing${i}()\n${calls}\n    return n\n`;
+    };
+    fs.mkdirSync(path.join(root, 'pkg'));
+    fs.writeFileSync(path.join(root, 'pkg/__init__.py'), '');
+    for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(root, `pkg/mod${i}.py`), module(i));
+    const e = await open(root);
+    await e.indexWorkspace();
+    for (let i = 20; i < 120; i++) fs.writeFileSync(path.join(root, `pkg/mod${i}.py`), module(i));
+    expect((await e.indexWorkspace()).parsed).toBe(100);
+    expect(e.store.refCount()).toBeGreaterThan(5000 / 0.8);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
   test("many names at once: the store's one-pass lookups find what it finds a name at a time", async () => {
     const root = copyFixture('resolution');
     dirs.push(root);

@@ -61,6 +61,11 @@ export function newWork(): Work {
   return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), retyped: new Set(), globals: new Set(), files: new Map(), layouts: new Set(), sites: [], calleeIds: new Set() };
 }
 
+/** A run whose new references are this share of the index's resolves every reference again. */
+const LARGE_RUN_SHARE = 0.25;
+/** ... and at least this many (the share of a small workspace is reached by one file). */
+const LARGE_RUN_MIN_REFS = 5000;
+
 export class Invalidation {
   constructor(
     private readonly model: SymbolModel,
@@ -72,6 +77,11 @@ export class Invalidation {
   collect(w: Work, selective: boolean, everything = false): { fresh: PendingRefs; again: PendingRef[] } {
     const fresh = w.pending;
     const again: PendingRef[] = [];
+    // A run that wrote a large share of the index (a branch switch, a folder copied in) moves
+    // so many names that the selective pass picks nearly every reference anyway, reading them
+    // name by name and file by file: 906 files added to 2,271 picked 98 % of the old references
+    // in 6.7 s, where reading them all takes 3.0 s.
+    if (!everything && selective && fresh.length >= LARGE_RUN_MIN_REFS && fresh.length > this.store.refCount() * LARGE_RUN_SHARE) everything = true;
     if (everything) {
       const seen = new Set<number>();
       for (let k = 0; k < fresh.length; k++) seen.add(fresh.rid(k));

@@ -132,6 +132,7 @@ export function prepareStatements(db: Db) {
       WHERE r.last = ? AND r.access = 0 AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)`),
     countFiles: p('SELECT count(*) AS n FROM files'),
     countEntities: p("SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL"),
+    countRefs: p('SELECT count(*) AS n FROM refs'),
     countEdges: p('SELECT count(*) AS n FROM edges'),
     entityKindCounts: p('SELECT kind, count(*) AS n FROM entities GROUP BY kind'),
     edgeRelationCounts: p('SELECT r.relation, count(*) AS n FROM edges d JOIN refs r ON r.rid = d.rid WHERE d.dispatch = 0 GROUP BY r.relation'),

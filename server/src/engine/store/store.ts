@@ -656,6 +656,11 @@ export class Store {
     return { files: n(this.s.countFiles), entities: n(this.s.countEntities), edges: n(this.s.countEdges) };
   }
 
+  /** References in the index, resolved or not. */
+  refCount(): number {
+    return (this.s.countRefs.get() as { n: number }).n;
+  }
+
   kindCounts(): Record<string, number> {
     return Object.fromEntries((this.s.entityKindCounts.all() as Array<{ kind: string; n: number }>).map((r) => [r.kind, r.n]));
   }
