@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
+import { lastSegment } from '../server/src/engine/dotted';
 import { mulberry32 } from '../server/eval/random';
 import { copyFixture, edgeList } from './helpers/workspace';
 import { coldGraph, randomEditsEqualCold } from './helpers/cold-diff';
@@ -348,6 +349,43 @@ describe('incremental equals cold', () => {
     expect(saves(e)).toEqual({ store: [null], go: [null] }); // unresolved
     expect(edgeList(e)).toEqual(await coldGraph(root));
     await e.close();
+  });
+
+  test("a new process's first change reads the call sites that type a parameter from the index, as a cold index has them", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-lazy-calls-'));
+    dirs.push(root);
+    const svc = (extra: string) => `class Repo:\n    def save(self):\n        pass\n${extra}\n\ndef store(r):\n    r.save()\n    r.flush()\n`;
+    fs.writeFileSync(path.join(root, 'svc.py'), svc(''));
+    fs.writeFileSync(path.join(root, 'app.py'), 'from svc import store, Repo\n\n\ndef main():\n    store(Repo())\n');
+    let e = await open(root);
+    await e.indexWorkspace();
+    await e.close();
+    // Another process: its model holds no call site until a lookup asks for `store`'s.
+    fs.writeFileSync(path.join(root, 'svc.py'), svc('\n    def flush(self):\n        pass\n'));
+    e = await open(root);
+    expect((await e.indexWorkspace()).parsed).toBe(1);
+    expect(e.outgoing('func:svc.py:store', ['CALLS']).map((x) => x.target)).toEqual(['method:svc.py:Repo.save', 'method:svc.py:Repo.flush']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
+  test('every call site has a reference ending in its callee, in every language (what reading call sites by name relies on)', async () => {
+    let sites = 0;
+    for (const fixture of ['python', 'causal', 'dispatch', 'resolution', 'typescript', 'ts-project', 'javascript', 'mixed']) {
+      const root = copyFixture(fixture);
+      dirs.push(root);
+      const e = await open(root);
+      await e.indexWorkspace();
+      const lasts = new Set((e.store.db.prepare('SELECT fid, last FROM refs').raw().all() as Array<[number, string]>).map(([fid, last]) => `${fid} ${last}`));
+      for (const [fid, calls] of e.store.db.prepare('SELECT fid, calls FROM call_args').raw().all() as Array<[number, string]>) {
+        for (const [, target] of JSON.parse(calls) as Array<[string, string]>) {
+          sites++;
+          expect(lasts.has(`${fid} ${lastSegment(target)}`), `${fixture}: ${target}`).toBe(true);
+        }
+      }
+      await e.close();
+    }
+    expect(sites).toBeGreaterThan(50);
   });
 
   test('a run that brings or takes many files at once (a branch switch) equals a cold index', async () => {

@@ -91,7 +91,8 @@ export class Graph {
     const oldRoles = new Map(beforeEnts.map((e) => [e.id, role(e)]));
     // A first index resolves everything from the store: no call site needs comparing.
     const intoEmpty = w === this.run && this.run.fromStore;
-    const oldCalls = before && !intoEmpty ? callKeys(before.calls) : null;
+    // (`beforeWrite` read the old call sites into the model; were they not, every site counts as changed.)
+    const oldCalls = before && !intoEmpty ? callKeys(before.calls ?? []) : null;
     const oldReturns = new Map(beforeEnts.map((e) => [e.id, e.returns ?? null]));
     const oldBases = new Map(beforeEnts.filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]));
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
@@ -134,7 +135,7 @@ export class Graph {
     }
     if (!intoEmpty) {
       // The call sites that changed (all of a new file's), and what the old ones called.
-      const calls = this.model.files.get(file)?.calls ?? [];
+      const calls = this.model.callsOf(file);
       const moved = oldCalls ? new Set(changedCallees(oldCalls, callKeys(calls))) : null;
       for (const c of calls) if (!moved || moved.has(lastSegment(c.target))) w.sites.push(c);
       const old = this.oldCallTargets?.file === file ? this.oldCallTargets.byName : null;
@@ -176,7 +177,9 @@ export class Graph {
    * rows take with them (the functions whose caller-typed parameters they typed).
    */
   beforeWrite(file: string): void {
-    this.oldCallTargets = this.model.files.get(file)?.calls.length ? { file, byName: this.store.callTargetsOfFile(file) } : null;
+    // Also the moment to read the file's old call sites, if still only in the index: the rows
+    // are about to say something else, and `fileChanged` compares old sites with new.
+    this.oldCallTargets = this.model.callsOf(file).length ? { file, byName: this.store.callTargetsOfFile(file) } : null;
   }
 
   fileDeleted(file: string, deleted: DeleteResult, fromRun = false): void {

@@ -1,6 +1,5 @@
 // The symbol model built from the index: what a process that opens an existing index needs
 // before its first change (a first index builds it file by file as it writes).
-import type { CallArgsTuple } from '../store/read-rows';
 import type { Store } from '../store/store';
 import { languageById } from '../languages/registry';
 import type { Ent, SymbolModel } from './model';
@@ -8,7 +7,7 @@ import type { Ent, SymbolModel } from './model';
 export function loadModel(model: SymbolModel, store: Store): void {
     const files = store.files();
     const languages = new Map(files.map((f) => [f.path, languageById(f.language)]));
-    // Rows bring a string per cell: the same ids, names, paths and argument lists many times
+    // Rows bring a string per cell: the same ids, names and paths many times
     // over. One instance of each (a third of the model's heap on the stdlib).
     const pool = new Map<string, string>();
     const one = (x: string): string => {
@@ -18,13 +17,6 @@ export function loadModel(model: SymbolModel, store: Store): void {
       return x;
     };
     const oneOrNull = (x: string | null): string | null => (x === null ? null : one(x));
-    const argLists = new Map<string, string[]>();
-    const argsOf = (args: string[]): string[] => {
-      const key = args.join('\u0001');
-      let l = argLists.get(key);
-      if (!l) argLists.set(key, (l = args.map(one)));
-      return l;
-    };
     const pathOf = new Map(files.map((f) => [f.fid, one(f.path)]));
     const ents = new Map<string, Ent[]>();
     for (const [id, kind, name, qname, fid, parent, bases, returns, alias, decoratorsJson] of store.entityLites()) {
@@ -41,7 +33,11 @@ export function loadModel(model: SymbolModel, store: Store): void {
     }
     const bindings = groupBy(store.importRows(), (r) => r.path);
     const attrTypes = groupBy(store.attrTypeRows(), (r) => r.path);
-    const calls = new Map(store.callArgRows().map((r) => [r.path, JSON.parse(r.calls) as CallArgsTuple[]]));
+    // Call sites stay in the index until a lookup asks for a callee's name (model.ts `CallSource`).
+    model.readCallsFrom({
+      callsOf: (file) => store.callArgsOf(file).map(([source, target, receiver, rtype, args]) => ({ from: source, target, receiver, rtype, args })),
+      filesReferring: (name) => store.pathsReferring(name),
+    });
     for (const f of files) {
       const language = languages.get(f.path);
       if (!language) continue;
@@ -52,7 +48,6 @@ export function loadModel(model: SymbolModel, store: Store): void {
         entities: ents.get(f.path) ?? [],
         bindings: (bindings.get(f.path) ?? []).map((r) => ({ from: one(r.source), local: oneOrNull(r.local), module: one(r.module), member: oneOrNull(r.member) })),
         attrTypes: (attrTypes.get(f.path) ?? []).map((a) => ({ cls: one(a.cls), attr: one(a.attr), type: one(a.type) })),
-        calls: (calls.get(f.path) ?? []).map(([source, target, receiver, rtype, args]) => ({ from: one(source), target: one(target), receiver, rtype: oneOrNull(rtype), args: argsOf(args) })),
       });
     }
 }

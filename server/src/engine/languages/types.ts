@@ -158,7 +158,11 @@ export interface FileExtraction {
   refs: RawRef[];
   imports: ImportBinding[];
   attrTypes: AttrType[];
-  /** Argument types at call sites (languages that infer parameter types from callers). */
+  /**
+   * Argument types at call sites (languages that infer parameter types from callers). Each has
+   * a reference in `refs` whose target ends in its callee's last segment (its CALLS reference):
+   * a model read back from the index finds call sites by that name (graph/README.md).
+   */
   callArgs?: CallArgs[];
   /** Number of ERROR/MISSING nodes: > 0 means the file has syntax errors (entities still extracted). */
   syntaxErrors: number;

@@ -125,9 +125,3 @@ export function toEdge(r: RefEdgeDbRow): EdgeRow {
 
 /** A call site's argument types (`CallArgs`) as the index keeps them: source, target, receiver, rtype, args. */
 export type CallArgsTuple = [source: string, target: string, receiver: ReceiverKind | null, rtype: string | null, args: string[]];
-
-/** A file's call sites with argument types; `calls` is a JSON array of `CallArgsTuple`. */
-export interface CallArgsDbRow {
-  path: string;
-  calls: string;
-}

@@ -5,7 +5,7 @@ import type { Relation } from '../../../../protocol';
 import type { ConfigKind, FileExtraction, RawRef, ReceiverKind } from '../languages/types';
 import type { Db } from './db';
 import { lastSegment } from '../dotted';
-import type { CallArgsDbRow, CallArgsTuple, EntityDbRow, EntityLiteTuple, FileRow, FileStamp, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
+import type { CallArgsTuple, EntityDbRow, EntityLiteTuple, FileRow, FileStamp, RefDbRow, RefEdgeDbRow, RefResolveRow } from './read-rows';
 import { splitIdentifier } from './words';
 import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './write-rows';
 import { BULK_INDEXES, DDL } from './schema';
@@ -499,8 +499,15 @@ export class Store {
     return this.s.allImports.all() as Array<{ path: string; source: string; local: string | null; module: string; member: string | null }>;
   }
 
-  callArgRows(): CallArgsDbRow[] {
-    return this.s.allCallArgs.all() as CallArgsDbRow[];
+  /** One file's call sites with argument types (none when it has no row). */
+  callArgsOf(path: string): CallArgsTuple[] {
+    const json = this.s.callArgsOfPath.get(path) as string | undefined;
+    return json ? (JSON.parse(json) as CallArgsTuple[]) : [];
+  }
+
+  /** Files with a reference whose last segment is `last`, of any relation. */
+  pathsReferring(last: string): string[] {
+    return this.s.pathsReferring.all(last) as string[];
   }
 
   attrTypeRows(): Array<{ path: string; cls: string; attr: string; type: string }> {
