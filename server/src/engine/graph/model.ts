@@ -119,7 +119,7 @@ export class SymbolModel {
   private readonly topByName = new Map<string, Set<Ent>>();
   /** Last segment of a callee → call sites with argument types (of the files whose calls are read). */
   private readonly callsByName = new Map<string, Set<CallSite>>();
-  /** Where the call sites of files set without them are (`loadCalls`), how many such files remain, and the names read for. */
+  /** Where the call sites of files set without them are (`callsOf`), how many such files remain, and the names read for. */
   private callSource: CallSource | null = null;
   private callsUnread = 0;
   private readonly callsReadFor = new Set<string>();
