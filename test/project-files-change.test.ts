@@ -10,6 +10,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
 import { edgeList } from './helpers/workspace';
 import { coldGraph } from './helpers/cold-diff';
+import { digest } from '../server/src/engine/digest';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -126,6 +127,54 @@ describe('a project file that changes reaches the graph', () => {
     fs.rmSync(path.join(root, 'svc/setup.py'));
     await e.indexWorkspace();
     expect({ run: calls(e, 'func:svc/svc_core/run.py:main'), cli: calls(e, 'func:cli.py:go') }).toEqual(before);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
+  test('a dependency added or a compiler flag switched re-indexes nothing; a workspace package pointed elsewhere does', async () => {
+    const pkg = (main: string, extra = {}) => JSON.stringify({ name: '@acme/core', version: '1.0.0', main, ...extra }, null, 2);
+    const root = tree({
+      'package.json': JSON.stringify({ private: true, workspaces: ['packages/*'] }),
+      'tsconfig.json': '{\n  // comments are allowed\n  "compilerOptions": { "strict": false }\n}\n',
+      'packages/core/package.json': pkg('src/index.ts'),
+      'packages/core/src/index.ts': 'export function go(): number {\n  return 1;\n}\n',
+      'packages/core/src/alt.ts': 'export function go(): number {\n  return 2;\n}\n',
+      'app.ts': "import { go } from '@acme/core';\n\nexport function run(): number {\n  return go();\n}\n",
+    });
+    const e = await open(root);
+    await e.indexWorkspace();
+    expect(calls(e, 'func:app.ts:run')).toEqual(['func:packages/core/src/index.ts:go']);
+    write(root, 'package.json', JSON.stringify({ private: true, workspaces: ['packages/*'], devDependencies: { typescript: '^5.9.0' } }));
+    write(root, 'packages/core/package.json', pkg('src/index.ts', { version: '1.1.0', dependencies: { zod: '^3.0.0' } }));
+    write(root, 'tsconfig.json', '{\n  "compilerOptions": { "strict": true, "target": "es2022" }\n}\n');
+    let s = await e.indexWorkspace();
+    expect(s.parsed).toBe(0);
+    expect(s.notes).toBeUndefined();
+    write(root, 'packages/core/package.json', pkg('src/alt.ts', { version: '1.1.0' }));
+    s = await e.indexWorkspace();
+    expect(s.notes?.join('\n')).toMatch(/packages\/core\/package\.json changed: every file is indexed and resolved again/);
+    expect(calls(e, 'func:app.ts:run')).toEqual(['func:packages/core/src/alt.ts:go']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
+  test('an index that kept whole-file digests (made before views) sees the same changes, and keeps views from then on', async () => {
+    const root = tree(TS);
+    const e = await open(root);
+    await e.indexWorkspace();
+    // As an older build wrote it: the digest of each file's whole text.
+    const reads = JSON.parse(e.store.meta('project_reads')!) as Array<[string, string | null]>;
+    expect(reads.find(([rel]) => rel === 'tsconfig.json')?.[1]).toMatch(/^v:/);
+    e.store.setMeta('project_reads', JSON.stringify(reads.map(([rel, d]) => [rel, d === null ? null : digest(fs.readFileSync(path.join(root, rel), 'utf8'))])));
+    expect((await e.indexWorkspace()).notes).toBeUndefined(); // nothing changed
+    // A flag switched: the whole text differs, so this once the old record says moved.
+    write(root, 'tsconfig.json', JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@app/*': ['src/*'] }, strict: true } }));
+    expect((await e.indexWorkspace()).notes?.join('\n')).toMatch(/tsconfig\.json changed/);
+    write(root, 'tsconfig.json', JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@app/*': ['src/*'] }, strict: false } }));
+    expect((await e.indexWorkspace()).notes).toBeUndefined();
+    write(root, 'tsconfig.json', tsconfig('lib'));
+    await e.indexWorkspace();
+    expect(calls(e, 'func:main.ts:run')).toEqual(['func:lib/x.ts:go']);
     expect(edgeList(e)).toEqual(await coldGraph(root));
     await e.close();
   });

@@ -342,6 +342,14 @@ export interface LanguageSupport {
    */
   namesOnlyProjectFile?(rel: string): boolean;
   /**
+   * The part of a project file (`ProjectFiles.read`) that this language's module naming reads,
+   * as a string, or undefined to mean the whole text. The index keeps its digest
+   * (workspace/project.ts), so an edit elsewhere in the file (a dependency added to a
+   * package.json) does not make the next run index anything again. It must hold everything the
+   * language reads of the file; a file two languages view differently is kept whole.
+   */
+  projectFileView?(rel: string, text: string): string | undefined;
+  /**
    * A top-level module the language knows to live outside the workspace (Python's standard
    * library, a package installed in the project's virtual environment): an import of it is
    * never bound to a workspace file found only through another folder's basedir.

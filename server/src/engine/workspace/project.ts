@@ -2,7 +2,8 @@
 // `paths`, package.json `exports` of workspace packages, pyproject.toml source roots). Read from
 // disk on demand; never written.
 //
-// Every read is recorded (the file's digest, or null when it was missing) and kept in the index
+// Every read is recorded (the digest of what the languages read of the file, `projectFileView`,
+// or of its whole text; null when it was missing) and kept in the index
 // (`project_reads` in meta): module names, and so import targets and edges, were made from what
 // these files said. When one of them now says something else (a tsconfig `paths` edited, a
 // pyproject.toml that appears), the index is out of date though no indexed file changed:
@@ -14,6 +15,7 @@ import * as path from 'node:path';
 import type { ProjectFiles } from '../languages/types';
 import type { Store } from '../store/store';
 import { digest } from '../digest';
+import { LANGUAGES } from '../languages/registry';
 
 const META_KEY = 'project_reads';
 
@@ -27,7 +29,7 @@ export function projectFiles(root: string): ProjectFiles & { readonly reads: Rea
     reads,
     read(rel) {
       const text = readText(abs(rel));
-      reads.set(rel, text === undefined ? null : digest(text));
+      reads.set(rel, text === undefined ? null : viewDigest(rel, text));
       return text;
     },
     rootNames() {
@@ -63,7 +65,7 @@ function moves(root: string, store: Store, first: boolean): string[] {
   const out: string[] = [];
   for (const [rel, was] of storedReads(store)) {
     const abs = path.join(root, ...rel.split('/'));
-    const moved = was === null ? !!fs.statSync(abs, { throwIfNoEntry: false })?.isFile() : digestOf(abs) !== was;
+    const moved = was === null ? !!fs.statSync(abs, { throwIfNoEntry: false })?.isFile() : digestOf(rel, abs, was.startsWith(VIEW)) !== was;
     if (!moved) continue;
     out.push(rel);
     if (first) break;
@@ -71,9 +73,24 @@ function moves(root: string, store: Store, first: boolean): string[] {
   return out;
 }
 
-function digestOf(abs: string): string | undefined {
+/** Digests of a languages' view of a file (`projectFileView`) start with this; others are of the whole text (as indexes made before views kept them all). */
+const VIEW = 'v:';
+
+/** The digest the index keeps of a project file's text: of what the languages read of it. */
+function viewDigest(rel: string, text: string): string {
+  const views = new Set<string>();
+  for (const lang of LANGUAGES) {
+    const v = lang.projectFileView?.(rel, text);
+    if (v !== undefined) views.add(v);
+  }
+  return views.size === 1 ? VIEW + digest([...views][0]) : digest(text);
+}
+
+/** The digest of the file now, the way `was` was made (a view's, or the whole text's), or undefined when it is gone. */
+function digestOf(rel: string, abs: string, asView = true): string | undefined {
   const text = readText(abs);
-  return text === undefined ? undefined : digest(text);
+  if (text === undefined) return undefined;
+  return asView ? viewDigest(rel, text) : digest(text);
 }
 
 /**
@@ -88,7 +105,7 @@ export function recordProjectReads(root: string, store: Store, project: ProjectF
   if (refresh) {
     // After a change, what this process read before it may be stale: every file is read again.
     for (const rel of new Set([...stored.keys(), ...now.keys()])) {
-      const d = digestOf(path.join(root, ...rel.split('/'))) ?? null;
+      const d = digestOf(rel, path.join(root, ...rel.split('/'))) ?? null;
       if (stored.get(rel) !== d) stored.set(rel, d), (changed = true);
     }
   } else for (const [rel, d] of now) if (stored.get(rel) !== d) stored.set(rel, d), (changed = true);

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { Grammar, LanguageSupport } from '../types';
 import { TsExtractor } from './extract';
 import { absoluteModule, BUILTINS, EXCEPTION_BASES, importersDecidedBy, isPropertyGetter, moduleName } from './names';
+import { projectFileView } from './project';
 import { skeletonTypescript } from './skeleton';
 
 /** The .scm files sit next to the sources; compiled code runs from dist/, which mirrors them. */
@@ -31,6 +32,7 @@ function support(id: string, extensions: string[], wasm: string, queryFiles: str
     moduleName,
     absoluteModule,
     importersDecidedBy,
+    projectFileView,
     builtins: BUILTINS,
     exceptionBases: EXCEPTION_BASES,
     constructorName: 'constructor',

@@ -220,6 +220,23 @@ function condition(v: unknown): string | null {
   return null;
 }
 
+/**
+ * What `ProjectResolver` reads of a project file (`LanguageSupport.projectFileView`): of a
+ * package.json its `workspaces` (the root's) and `name`, `exports`, `main`, `module` (a workspace
+ * package's); of a tsconfig, jsconfig or a file one extends, `extends` and `compilerOptions`'
+ * `baseUrl` and `paths` (whether present, and what). A file that does not parse is `null`, as
+ * the resolver sees it. A dependency added, a compiler flag switched: the same view.
+ */
+export function projectFileView(rel: string, text: string): string | undefined {
+  if (!rel.endsWith('.json')) return undefined;
+  const json = parseJsonc(text);
+  if (!json) return 'null';
+  if (rel === 'package.json' || rel.endsWith('/package.json')) return JSON.stringify(['package', json.workspaces, json.name, json.exports, json.main, json.module]);
+  const o = (json.compilerOptions ?? {}) as Record<string, unknown>;
+  const opts = o && typeof o === 'object' ? o : {};
+  return JSON.stringify(['config', json.extends, typeof json.compilerOptions, 'baseUrl' in opts, opts.baseUrl, 'paths' in opts, opts.paths]);
+}
+
 /** JSON with comments and trailing commas (tsconfig), or null. */
 function parseJsonc(text: string | undefined): Record<string, unknown> | null {
   if (text === undefined) return null;
