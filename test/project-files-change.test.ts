@@ -97,6 +97,30 @@ describe('a project file that changes reaches the graph', () => {
     await e.close();
   });
 
+  test("a pyproject.toml's dependencies or tool settings move nothing; its source roots do", async () => {
+    const pyproject = (where: string, extra = '') => `[project]\nname = "app"\n${extra}\n[tool.setuptools.packages.find]\nwhere = ["${where}"]\n`;
+    const root = tree({
+      'pyproject.toml': pyproject('lib'),
+      'lib/pkg/__init__.py': '',
+      'lib/pkg/core.py': 'def go():\n    return 1\n',
+      'vendored/pkg/__init__.py': '',
+      'vendored/pkg/core.py': 'def go():\n    return 2\n',
+      'app.py': 'from pkg.core import go\n\n\ndef run():\n    return go()\n',
+    });
+    const e = await open(root);
+    await e.indexWorkspace();
+    expect(calls(e, 'func:app.py:run')).toEqual(['func:lib/pkg/core.py:go']);
+    write(root, 'pyproject.toml', pyproject('lib', 'dependencies = ["requests>=2"]\n\n[tool.ruff]\nline-length = 100\n'));
+    const s = await e.indexWorkspace();
+    expect(s.parsed).toBe(0);
+    expect(s.notes).toBeUndefined();
+    write(root, 'pyproject.toml', pyproject('vendored', 'dependencies = ["requests>=2"]\n'));
+    expect((await e.indexWorkspace()).notes?.join('\n')).toMatch(/pyproject\.toml changed: the modules below the root are named anew/);
+    expect(calls(e, 'func:app.py:run')).toEqual(['func:vendored/pkg/core.py:go']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
   test("a sub-project's setup.cfg and setup.py move the names below their folder, seen by another process too", async () => {
     const root = tree({
       'svc/src/svc_core/__init__.py': '',

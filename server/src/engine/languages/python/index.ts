@@ -2,7 +2,7 @@
 import type { LanguageSupport } from '../types';
 import { extractPython, type PythonReuse } from './extract';
 import { absoluteModule, BUILTINS, EXCEPTION_BASES, fixtureScopes, handlerCatches, isOverloadStub, isPropertyGetter, moduleName } from './names';
-import { basedir, importNames, isExternalModule, isLayoutFile, namesOnlyProjectFile } from './modules';
+import { basedir, importNames, isExternalModule, isLayoutFile, namesOnlyProjectFile, projectFileView } from './modules';
 import { skeletonPython } from './skeleton';
 
 export const python: LanguageSupport = {
@@ -26,6 +26,7 @@ export const python: LanguageSupport = {
   basedir,
   isLayoutFile,
   namesOnlyProjectFile,
+  projectFileView,
   isExternalModule,
   fixtureScopes,
   // A stub and its source: an import in a stub means the stub, elsewhere the code that runs.

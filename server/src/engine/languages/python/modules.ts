@@ -3,7 +3,7 @@
 // the workspace root, and from the file's basedir (the first folder up without `__init__.py`:
 // what pytest's default import mode and a script's run put on sys.path). Spec: graph/README.md.
 import type { ImportName, WorkspaceLayout } from '../types';
-import { declaredRoots } from './project-roots';
+import { declaredRoots, rootsView } from './project-roots';
 import { STDLIB_MODULES } from './stdlib';
 
 const SOURCE_EXT = /\.pyi?$/;
@@ -115,6 +115,16 @@ export function isLayoutFile(file: string): boolean {
 export function namesOnlyProjectFile(rel: string): boolean {
   const name = rel.slice(rel.lastIndexOf('/') + 1);
   return name === 'pyproject.toml' || name === 'setup.cfg' || name === 'setup.py' || INITS.includes(name);
+}
+
+/**
+ * What naming reads of a project file (`LanguageSupport.projectFileView`): the source-root keys
+ * of a pyproject.toml, setup.cfg or setup.py (not its dependencies or tool settings), and only
+ * the presence of an `__init__.py` above the root.
+ */
+export function projectFileView(rel: string, text: string): string | undefined {
+  const name = rel.slice(rel.lastIndexOf('/') + 1);
+  return INITS.includes(name) ? 'package' : rootsView(name, text);
 }
 
 /** The standard library, and what the project's virtual environment has installed. */

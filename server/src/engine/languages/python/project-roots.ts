@@ -18,6 +18,22 @@ export function declaredRoots(read: (name: string) => string | undefined, exists
   return [...roots].map(clean);
 }
 
+/**
+ * What `declaredRoots` reads of one project file's text, as a string (a file's name, not its
+ * path); undefined for a file it does not read. Whether `src/` exists is not in it: folder
+ * listings are not tracked.
+ */
+export function rootsView(name: string, text: string): string | undefined {
+  if (name === 'setup.cfg') return JSON.stringify(['setup.cfg', setupCfgRoots(text)]);
+  if (name === 'setup.py') return JSON.stringify(['setup.py', setupPyRoots(text)]);
+  if (name !== 'pyproject.toml') return undefined;
+  const t = parseTomlTables(text);
+  const hatch = HATCH_TABLES.map((k) => [t.get(k)?.packages, t.get(k)?.sources, t.get(`${k}.sources`)]);
+  return JSON.stringify(['pyproject.toml', t.get('tool.setuptools')?.['package-dir'], t.get('tool.setuptools.package-dir'), t.get('tool.setuptools.packages.find')?.where, hatch, t.get('tool.poetry')?.packages, t.get('tool.flit.module')?.name, t.get('tool.uv.build-backend') ?? null]);
+}
+
+const HATCH_TABLES = ['tool.hatch.build.targets.wheel', 'tool.hatch.build'];
+
 function pyprojectRoots(text: string, exists: (rel: string) => boolean): string[] {
   const t = parseTomlTables(text);
   const out: string[] = [];
@@ -27,7 +43,7 @@ function pyprojectRoots(text: string, exists: (rel: string) => boolean): string[
   const find = t.get('tool.setuptools.packages.find');
   for (const w of strings(find?.where)) out.push(w);
   // hatch: `packages = ["src/foo"]` names package folders; `sources = ["src"]` or `{"src" = ""}` strips prefixes.
-  for (const key of ['tool.hatch.build.targets.wheel', 'tool.hatch.build']) {
+  for (const key of HATCH_TABLES) {
     const h = t.get(key);
     for (const p of strings(h?.packages)) out.push(parent(p));
     const sources = h?.sources ?? t.get(`${key}.sources`);
