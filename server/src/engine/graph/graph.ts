@@ -92,7 +92,7 @@ export class Graph {
     // A first index resolves everything from the store: no call site needs comparing.
     const intoEmpty = w === this.run && this.run.fromStore;
     // (`beforeWrite` read the old call sites into the model; were they not, every site counts as changed.)
-    const oldCalls = before && !intoEmpty ? callKeys(before.calls ?? []) : null;
+    const oldCalls = before && !intoEmpty ? callKeys(this.model.callsIfRead(file) ?? []) : null;
     const oldReturns = new Map(beforeEnts.map((e) => [e.id, e.returns ?? null]));
     const oldBases = new Map(beforeEnts.filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]));
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.

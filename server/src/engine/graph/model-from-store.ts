@@ -33,7 +33,7 @@ export function loadModel(model: SymbolModel, store: Store): void {
     }
     const bindings = groupBy(store.importRows(), (r) => r.path);
     const attrTypes = groupBy(store.attrTypeRows(), (r) => r.path);
-    // Call sites stay in the index until a lookup asks for a callee's name (model.ts `CallSource`).
+    // Call sites stay in the index until a lookup asks for a callee's name (call-sites.ts).
     model.readCallsFrom({
       callsOf: (file) => store.callArgsOf(file).map(([source, target, receiver, rtype, args]) => ({ from: source, target, receiver, rtype, args })),
       filesReferring: (name) => store.pathsReferring(name),

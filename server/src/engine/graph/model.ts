@@ -1,8 +1,12 @@
 // The in-memory symbol model that name resolution reads: per file, its entities by qualified
 // name, its import bindings and attribute types; across files, modules by dotted name and
 // top-level names. Built once from the store, then kept current file by file.
-import type { ImportName, LanguageSupport, ProjectFiles, ReceiverKind, WorkspaceLayout } from '../languages/types';
+import type { ImportName, LanguageSupport, ProjectFiles, WorkspaceLayout } from '../languages/types';
 import { lastSegment } from '../dotted';
+import { CallSites, type CallSite, type CallSiteInput, type CallSource } from './call-sites';
+import { addTo, removeFrom } from './sets-by-key';
+
+export type { CallSite, CallSource } from './call-sites';
 
 export interface Ent {
   id: string;
@@ -56,36 +60,6 @@ export interface FileSymbols {
   stars: Binding[];
   /** class id → attribute → type expression */
   attrTypes: Map<string, Map<string, string>>;
-  /**
-   * Argument types at this file's call sites; null while they are only in the index (a model
-   * loaded from it reads them when first asked: `callsOf`).
-   */
-  calls: CallSite[] | null;
-}
-
-/** A call site's argument types (`CallArgs` of languages/types.ts), as the model keeps it. */
-export interface CallSite {
-  file: string;
-  from: string;
-  target: string;
-  receiver: ReceiverKind | null;
-  rtype: string | null;
-  args: string[];
-}
-
-/**
- * Where a model loaded from the index reads call sites when they are first asked for: they are
- * half of its heap and load time (the stdlib: 211K sites, 115 of 190 MB), and a change resolves
- * a few names' worth of them.
- */
-export interface CallSource {
-  /** The call sites of `file`, as the index holds them. */
-  callsOf(file: string): Array<Omit<CallSite, 'file'>>;
-  /**
-   * Files with a reference whose last segment is `name`. Architecture Invariant: every call
-   * site has one (its CALLS reference), so these files hold every call site of `name`.
-   */
-  filesReferring(name: string): string[];
 }
 
 export interface FileInput {
@@ -95,11 +69,11 @@ export interface FileInput {
   entities: Ent[];
   bindings: Array<{ from: string; local: string | null; module: string; member: string | null }>;
   attrTypes: Array<{ cls: string; attr: string; type: string }>;
-  calls?: Array<Omit<CallSite, 'file'>>;
+  /** Argument types at its call sites; left out by a model read back from the index (call-sites.ts). */
+  calls?: CallSiteInput[];
 }
 
 const TOP_KINDS = new Set(['function', 'class', 'interface', 'enum', 'namespace']);
-const NO_CALLS: readonly CallSite[] = [];
 
 export class SymbolModel {
   readonly files = new Map<string, FileSymbols>();
@@ -117,12 +91,8 @@ export class SymbolModel {
   private layout: WorkspaceLayout = this.newLayout();
   /** Top-level function/class name → entities, across the workspace. */
   private readonly topByName = new Map<string, Set<Ent>>();
-  /** Last segment of a callee → call sites with argument types (of the files whose calls are read). */
-  private readonly callsByName = new Map<string, Set<CallSite>>();
-  /** Where the call sites of files set without them are (`callsOf`), how many such files remain, and the names read for. */
-  private callSource: CallSource | null = null;
-  private callsUnread = 0;
-  private readonly callsReadFor = new Set<string>();
+  /** Argument types at call sites, by file and by callee name. */
+  private readonly callSites = new CallSites((id) => this.byId.get(id)?.id ?? id);
   /** Last segment of a base expression → the classes that list it among their bases. */
   private readonly classesByBase = new Map<string, Set<Ent>>();
   /** Directory → its files. */
@@ -173,9 +143,8 @@ export class SymbolModel {
       else byLocal.set(b.local, [b]);
     }
     const stars = bindings.filter((b) => b.member === '*');
-    const calls = input.calls === undefined && this.callSource ? null : this.addCalls(input.file, input.calls ?? []);
-    if (calls === null) this.callsUnread++;
-    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes, calls });
+    this.callSites.set(input.file, input.calls);
+    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes });
     if (input.module) addTo(this.modules, input.module, input.file);
     // A new `__init__.py` renames the files around it, and a new folder may be a source root
     // (`src/`, a namespace package): the index is built anew when next asked.
@@ -210,8 +179,7 @@ export class SymbolModel {
     if (!replacing && fs.language.isLayoutFile?.(file)) this.imports = null;
     else this.unname(file);
     removeFrom(this.dirs, dirOf(file), file);
-    if (fs.calls) for (const c of fs.calls) removeFrom(this.callsByName, lastSegment(c.target), c);
-    else this.callsUnread--;
+    this.callSites.remove(file);
     this.files.delete(file);
     this.generation++;
   }
@@ -352,43 +320,24 @@ export class SymbolModel {
     return this.classesByBase.get(name) ?? [];
   }
 
-  /**
-   * Call sites (with argument types) whose callee's last segment is `name`. Not a copy (a
-   * common name has tens of thousands, asked for once per parameter): the model does not
-   * change while a lookup reads it.
-   */
+  /** Call sites (with argument types) whose callee's last segment is `name` (call-sites.ts). */
   callsNamed(name: string): Iterable<CallSite> {
-    if (this.callsUnread > 0 && this.callSource && !this.callsReadFor.has(name)) {
-      for (const file of this.callSource.filesReferring(name)) this.callsOf(file);
-      this.callsReadFor.add(name);
-    }
-    return this.callsByName.get(name) ?? NO_CALLS;
+    return this.callSites.named(name);
   }
 
   /** The call sites of `file`, read from the index the first time they are asked for. */
   callsOf(file: string): readonly CallSite[] {
-    const fs = this.files.get(file);
-    if (!fs) return NO_CALLS;
-    if (fs.calls === null) {
-      // The caller's id as the entity holds it: one string in the heap, not one per call site.
-      const read = (this.callSource?.callsOf(file) ?? []).map((c) => ({ ...c, from: this.byId.get(c.from)?.id ?? c.from }));
-      fs.calls = this.addCalls(file, read);
-      this.callsUnread--;
-    }
-    return fs.calls;
+    return this.callSites.of(file);
+  }
+
+  /** The call sites of `file` if they have been read, else null. */
+  callsIfRead(file: string): readonly CallSite[] | null {
+    return this.callSites.ifRead(file);
   }
 
   /** From now on, files set without call sites have theirs in `source` (a model loaded from the index). */
   readCallsFrom(source: CallSource): void {
-    this.callSource = source;
-  }
-
-  private addCalls(file: string, input: ReadonlyArray<Omit<CallSite, 'file'>>): CallSite[] {
-    // A literal, not `{ ...c, file }`: V8 gave each spread copy a hidden class of its own
-    // (~230 bytes apiece; 49 MB for the stdlib's 211k call sites).
-    const calls: CallSite[] = input.map((c) => ({ file, from: c.from, target: c.target, receiver: c.receiver, rtype: c.rtype, args: c.args }));
-    for (const c of calls) addTo(this.callsByName, lastSegment(c.target), c);
-    return calls;
+    this.callSites.readFrom(source);
   }
 
   topLevelNamed(name: string): Ent[] {
@@ -445,15 +394,3 @@ export const MEMBER_CONTAINERS: ReadonlySet<string> = new Set(['class', 'interfa
 /** Kinds that name a type: what `x: T` or `extends T` may point at. */
 export const TYPE_KINDS: ReadonlySet<string> = new Set(['class', 'interface']);
 
-function addTo<K, V>(m: Map<K, Set<V>>, k: K, v: V): void {
-  let s = m.get(k);
-  if (!s) m.set(k, (s = new Set()));
-  s.add(v);
-}
-
-function removeFrom<K, V>(m: Map<K, Set<V>>, k: K, v: V): void {
-  const s = m.get(k);
-  if (!s) return;
-  s.delete(v);
-  if (!s.size) m.delete(k);
-}
