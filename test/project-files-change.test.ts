@@ -39,6 +39,15 @@ const TS = {
   'main.ts': "import { go } from '@app/x';\n\nexport function run(): number {\n  return go();\n}\n",
 };
 
+/** Two folders that each hold a package `pkg`, and a script importing `pkg.core`. */
+const TWO_PKGS = {
+      'lib/pkg/__init__.py': '',
+      'lib/pkg/core.py': 'def go():\n    return 1\n',
+      'vendored/pkg/__init__.py': '',
+      'vendored/pkg/core.py': 'def go():\n    return 2\n',
+      'app.py': 'from pkg.core import go\n\n\ndef run():\n    return go()\n',
+};
+
 describe('a project file that changes reaches the graph', () => {
   test('a tsconfig path alias pointed elsewhere moves the edges, as a cold index has them', async () => {
     const root = tree(TS);
@@ -70,13 +79,7 @@ describe('a project file that changes reaches the graph', () => {
   });
 
   test('a pyproject.toml that appears and declares a source root names the modules under it, and goes', async () => {
-    const root = tree({
-      'lib/pkg/__init__.py': '',
-      'lib/pkg/core.py': 'def go():\n    return 1\n',
-      'vendored/pkg/__init__.py': '',
-      'vendored/pkg/core.py': 'def go():\n    return 2\n',
-      'app.py': 'from pkg.core import go\n\n\ndef run():\n    return go()\n',
-    });
+    const root = tree(TWO_PKGS);
     const e = await open(root);
     await e.indexWorkspace();
     // Two folders hold a `pkg`: without a declared root, both are candidates.
@@ -100,12 +103,8 @@ describe('a project file that changes reaches the graph', () => {
   test("a pyproject.toml's dependencies or tool settings move nothing; its source roots do", async () => {
     const pyproject = (where: string, extra = '') => `[project]\nname = "app"\n${extra}\n[tool.setuptools.packages.find]\nwhere = ["${where}"]\n`;
     const root = tree({
+      ...TWO_PKGS,
       'pyproject.toml': pyproject('lib'),
-      'lib/pkg/__init__.py': '',
-      'lib/pkg/core.py': 'def go():\n    return 1\n',
-      'vendored/pkg/__init__.py': '',
-      'vendored/pkg/core.py': 'def go():\n    return 2\n',
-      'app.py': 'from pkg.core import go\n\n\ndef run():\n    return go()\n',
     });
     const e = await open(root);
     await e.indexWorkspace();
