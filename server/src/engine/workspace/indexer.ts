@@ -2,6 +2,7 @@
 // only what changed (in workers), write in batched transactions, then resolve.
 import type { IndexSummary } from '../../../../protocol';
 import type { IndexProgress } from '../api';
+import { dirOf } from '../graph/model';
 import { EXTENSIONS, LANGUAGES, languageById } from '../languages/registry';
 import type { Parsers } from '../parse/parsers';
 import type { Store } from '../store/store';
@@ -271,7 +272,5 @@ function namesOnly(rel: string): boolean {
 
 /** The folder a project file names modules under: its own, or the whole workspace for one above the root. */
 function folderOf(rel: string): string {
-  if (rel.startsWith('../')) return '';
-  const i = rel.lastIndexOf('/');
-  return i < 0 ? '' : rel.slice(0, i);
+  return rel.startsWith('../') ? '' : dirOf(rel);
 }

@@ -76,11 +76,14 @@ function moves(root: string, store: Store, first: boolean): string[] {
 /** Digests of a languages' view of a file (`projectFileView`) start with this; others are of the whole text (as indexes made before views kept them all). */
 const VIEW = 'v:';
 
+/** Each language's view of project files, once: the TypeScript family registers one for three languages. */
+const VIEWS = [...new Set(LANGUAGES.map((l) => l.projectFileView).filter((v) => v !== undefined))];
+
 /** The digest the index keeps of a project file's text: of what the languages read of it. */
 function viewDigest(rel: string, text: string): string {
   const views = new Set<string>();
-  for (const lang of LANGUAGES) {
-    const v = lang.projectFileView?.(rel, text);
+  for (const view of VIEWS) {
+    const v = view(rel, text);
     if (v !== undefined) views.add(v);
   }
   return views.size === 1 ? VIEW + digest([...views][0]) : digest(text);
