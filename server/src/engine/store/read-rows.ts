@@ -54,7 +54,17 @@ export type EntityDbRow = { [K in keyof SpanColumns]: number | null } & {
  * definition), and the file is its fid: a string less per row to make, of the million a large
  * index has.
  */
-export type EntityLiteTuple = [id: string, kind: string, name: string, qname: string | null, fid: number | null, parent: string | null, bases: string | null, returns: string | null, alias: string | null, decorators: string | null];
+/** An entity as the symbol model holds it (qname null when it is the name). */
+export type EntityLiteTuple = [id: string, kind: string, name: string, qname: string | null, parent: string | null, bases: string[] | null, returns: string | null, alias: string | null, decorators: string[] | null];
+export type ImportTuple = [source: string, local: string | null, module: string, member: string | null];
+export type AttrTypeTuple = [cls: string, attr: string, type: string];
+
+/** One file's rows that the symbol model reads, in the order they were written. */
+export interface ModelFileRows {
+  entities: EntityLiteTuple[];
+  imports: ImportTuple[];
+  attrTypes: AttrTypeTuple[];
+}
 
 /** The refs table's row; the columns hold only what `write-rows.ts` wrote from a `RawRef`. */
 export interface RefDbRow {

@@ -103,9 +103,11 @@ export function prepareStatements(db: Db) {
     rankingFacts: p(`SELECT e.eid, e.body,
       (SELECT count(DISTINCT r.src) FROM edges x JOIN refs r ON r.rid = x.rid WHERE x.dst = e.eid AND r.relation = 'CALLS') AS callers
       FROM entities e WHERE e.eid IN (SELECT value FROM json_each(?))`),
-    allEntityLites: p('SELECT id, kind, name, NULLIF(qname, name), fid, parent, bases, returns, alias, decorators FROM entities').raw(),
-    allImports: p('SELECT f.path AS path, i.source, i.local, i.module, i.member FROM imports i JOIN files f ON f.fid = i.fid'),
-    allAttrTypes: p('SELECT f.path AS path, a.cls, a.attr, a.type FROM attr_types a JOIN files f ON f.fid = a.fid'),
+    // What the symbol model holds of each file, as one JSON array per file (read-rows.ts ModelFile).
+    modelEntitiesByFile: p(`SELECT fid, json_group_array(json_array(id, kind, name, NULLIF(qname, name), parent, json(bases), returns, alias, json(decorators)) ORDER BY eid)
+      FROM entities WHERE fid IS NOT NULL GROUP BY fid`).raw(),
+    modelImportsByFile: p('SELECT fid, json_group_array(json_array(source, local, module, member) ORDER BY rowid) FROM imports GROUP BY fid').raw(),
+    modelAttrTypesByFile: p('SELECT fid, json_group_array(json_array(cls, attr, type) ORDER BY rowid) FROM attr_types GROUP BY fid').raw(),
     callArgsOfPath: p('SELECT c.calls FROM call_args c JOIN files f ON f.fid = c.fid WHERE f.path = ?').pluck(),
     pathsReferring: p('SELECT DISTINCT f.path FROM refs r JOIN files f ON f.fid = r.fid WHERE r.last = ?').pluck(),
     refByRid: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),
