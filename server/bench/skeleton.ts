@@ -75,7 +75,7 @@ async function traceSizes(root: string, sample: number | null): Promise<Record<s
   const exclude = [...SKIP].map((s) => `/${s}/`);
   const engine = await Engine.open({ root, dbPath: path.join(tmp, 'index.db'), exclude, embeddings: { model: 'none' } });
   await engine.indexWorkspace();
-  let ids = [...engine.store.modelRowsByFile().values()].flatMap((f) => f.entities.filter(([, kind]) => kind === 'function' || kind === 'method').map(([id]) => id)).sort();
+  let ids = [...engine.store.modelRows()].flatMap(([, f]) => f.entities.filter(([, kind]) => kind === 'function' || kind === 'method').map(([id]) => id)).sort();
   if (sample && ids.length > sample) {
     const step = ids.length / sample;
     ids = Array.from({ length: sample }, (_, i) => ids[Math.floor(i * step)]);

@@ -17,18 +17,18 @@ export function loadModel(model: SymbolModel, store: Store): void {
       return x;
     };
     const oneOrNull = (x: string | null): string | null => (x === null ? null : one(x));
-    const rows = store.modelRowsByFile();
     // Call sites stay in the index until a lookup asks for a callee's name (call-sites.ts).
     model.readCallsFrom({
       callsOf: (file) => store.callArgsOf(file).map(([source, target, receiver, rtype, args]) => ({ from: source, target, receiver, rtype, args })),
       filesReferring: (name) => store.pathsReferring(name),
     });
-    for (const f of files) {
+    const byFid = new Map(files.map((f) => [f.fid, f]));
+    for (const [fid, r] of store.modelRows()) {
+      const f = byFid.get(fid)!;
       const language = languages.get(f.path);
       if (!language) continue;
       const file = one(f.path);
-      const r = rows.get(f.fid);
-      const entities: Ent[] = (r?.entities ?? []).map(([id, kind, name, qname, parent, bases, returns, alias, decorators]) => {
+      const entities: Ent[] = r.entities.map(([id, kind, name, qname, parent, bases, returns, alias, decorators]) => {
         const n = one(name);
         return {
           id,
@@ -49,8 +49,8 @@ export function loadModel(model: SymbolModel, store: Store): void {
         language,
         module: f.module,
         entities,
-        bindings: (r?.imports ?? []).map(([source, local, module, member]) => ({ from: one(source), local: oneOrNull(local), module: one(module), member: oneOrNull(member) })),
-        attrTypes: (r?.attrTypes ?? []).map(([cls, attr, type]) => ({ cls: one(cls), attr: one(attr), type: one(type) })),
+        bindings: r.imports.map(([source, local, module, member]) => ({ from: one(source), local: oneOrNull(local), module: one(module), member: oneOrNull(member) })),
+        attrTypes: r.attrTypes.map(([cls, attr, type]) => ({ cls: one(cls), attr: one(attr), type: one(type) })),
       });
     }
 }

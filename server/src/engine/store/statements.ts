@@ -103,11 +103,12 @@ export function prepareStatements(db: Db) {
     rankingFacts: p(`SELECT e.eid, e.body,
       (SELECT count(DISTINCT r.src) FROM edges x JOIN refs r ON r.rid = x.rid WHERE x.dst = e.eid AND r.relation = 'CALLS') AS callers
       FROM entities e WHERE e.eid IN (SELECT value FROM json_each(?))`),
-    // What the symbol model holds of each file, as one JSON array per file (read-rows.ts ModelFile).
-    modelEntitiesByFile: p(`SELECT fid, json_group_array(json_array(id, kind, name, NULLIF(qname, name), parent, json(bases), returns, alias, json(decorators)) ORDER BY eid)
-      FROM entities WHERE fid IS NOT NULL GROUP BY fid`).raw(),
-    modelImportsByFile: p('SELECT fid, json_group_array(json_array(source, local, module, member) ORDER BY rowid) FROM imports GROUP BY fid').raw(),
-    modelAttrTypesByFile: p('SELECT fid, json_group_array(json_array(cls, attr, type) ORDER BY rowid) FROM attr_types GROUP BY fid').raw(),
+    // What the symbol model holds of each file, one JSON array per table (read-rows.ts ModelFileRows), file by file in path order.
+    modelRows: p(`SELECT f.fid,
+        (SELECT json_group_array(json_array(e.id, e.kind, e.name, NULLIF(e.qname, e.name), e.parent, json(e.bases), e.returns, e.alias, json(e.decorators)) ORDER BY e.eid) FROM entities e WHERE e.fid = f.fid),
+        (SELECT json_group_array(json_array(i.source, i.local, i.module, i.member) ORDER BY i.rowid) FROM imports i WHERE i.fid = f.fid),
+        (SELECT json_group_array(json_array(a.cls, a.attr, a.type) ORDER BY a.rowid) FROM attr_types a WHERE a.fid = f.fid)
+      FROM files f ORDER BY f.path`).raw(),
     callArgsOfPath: p('SELECT c.calls FROM call_args c JOIN files f ON f.fid = c.fid WHERE f.path = ?').pluck(),
     pathsReferring: p('SELECT DISTINCT f.path FROM refs r JOIN files f ON f.fid = r.fid WHERE r.last = ?').pluck(),
     refByRid: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),

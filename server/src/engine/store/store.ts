@@ -486,21 +486,16 @@ export class Store {
   }
 
   /**
-   * What the symbol model holds of every file (entities, import bindings, attribute types), by
-   * fid: SQLite gathers each file's rows into one JSON array, which parses in a fraction of the
-   * time that reading the rows one by one into JS takes (the stdlib's 97K entities: ~0.5 s).
+   * What the symbol model holds of each file (entities, import bindings, attribute types), file
+   * by file in path order (the order of `files()`): SQLite gathers a file's rows into one JSON
+   * array per table, which parses in a fraction of the time that reading the rows one by one into
+   * JS takes, and only one file's rows are in the heap at a time. (No other statement may run on
+   * this connection until the loop ends.)
    */
-  modelRowsByFile(): Map<number, ModelFileRows> {
-    const out = new Map<number, ModelFileRows>();
-    const of = (fid: number) => {
-      let m = out.get(fid);
-      if (!m) out.set(fid, (m = { entities: [], imports: [], attrTypes: [] }));
-      return m;
-    };
-    for (const [fid, json] of this.s.modelEntitiesByFile.iterate() as IterableIterator<[number, string]>) of(fid).entities = JSON.parse(json) as EntityLiteTuple[];
-    for (const [fid, json] of this.s.modelImportsByFile.iterate() as IterableIterator<[number, string]>) of(fid).imports = JSON.parse(json) as ImportTuple[];
-    for (const [fid, json] of this.s.modelAttrTypesByFile.iterate() as IterableIterator<[number, string]>) of(fid).attrTypes = JSON.parse(json) as AttrTypeTuple[];
-    return out;
+  *modelRows(): Generator<[fid: number, rows: ModelFileRows]> {
+    for (const [fid, entities, imports, attrTypes] of this.s.modelRows.iterate() as IterableIterator<[number, string, string, string]>) {
+      yield [fid, { entities: JSON.parse(entities) as EntityLiteTuple[], imports: JSON.parse(imports) as ImportTuple[], attrTypes: JSON.parse(attrTypes) as AttrTypeTuple[] }];
+    }
   }
 
   /** One file's call sites with argument types (none when it has no row). */
