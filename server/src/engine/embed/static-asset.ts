@@ -14,9 +14,11 @@
 // int8 rows with one scale each keep the file at about a quarter of float32 for a loss of
 // precision far below what averaging word vectors cares about.
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 const MAGIC = 'NSCCNSE1';
+const LITTLE_ENDIAN = os.endianness() === 'LE';
 
 export interface StaticTableHeader {
   dims: number;
@@ -93,8 +95,14 @@ export function decodeStaticTable(buf: Buffer): StaticTable {
   if (vocab.length !== words) throw new Error(`static table vocabulary has ${vocab.length} words, header says ${words}`);
   const f32 = (n: number, what: string) => {
     need(n * 4, what);
-    const a = new Float32Array(n);
-    for (let i = 0; i < n; i++) a[i] = buf.readFloatLE(at + i * 4);
+    let a: Float32Array;
+    // The file is little-endian, as is nearly every machine: a copy of the bytes (aligned) is
+    // the array. Read value by value, the two arrays took most of a search's start-up (~10 ms).
+    if (LITTLE_ENDIAN) a = new Float32Array(buf.buffer.slice(buf.byteOffset + at, buf.byteOffset + at + n * 4));
+    else {
+      a = new Float32Array(n);
+      for (let i = 0; i < n; i++) a[i] = buf.readFloatLE(at + i * 4);
+    }
     at += n * 4;
     return a;
   };
