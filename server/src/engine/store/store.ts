@@ -7,7 +7,7 @@ import type { Db } from './db';
 import { lastSegment } from '../dotted';
 import type { AttrTypeTuple, CallArgsTuple, EntityDbRow, EntityLiteTuple, FileRow, FileStamp, RefDbRow, RefEdgeDbRow, RefResolveRow, ImportTuple, ModelFileRows } from './read-rows';
 import { splitIdentifier } from './words';
-import { entityParams, pathWords, refColumns, refKey, refValues, sameEntity, type OldEntity, type OldRef } from './write-rows';
+import { entityParams, pathWords, refColumns, refValues, sameEntity, StoredRefs, type OldEntity, type OldRef } from './write-rows';
 import { BULK_INDEXES, DDL } from './schema';
 import { prepareStatements, type Statements } from './statements';
 
@@ -293,14 +293,9 @@ export class Store {
     const kept: number[] = [];
     const nowRefs: OldRef[] = [];
     // Old references by what they say (not where): a match keeps its row and edges.
-    const previous = new Map<string, OldRef[]>();
+    const previous = new StoredRefs();
     if (!isNew) {
-      for (const r of cached ? cached.refs : (this.s.refsOfFid.all(fid) as OldRef[])) {
-        const key = refKey(r.src, r.relation, r.target, r.receiver, r.rtype, r.config_kind, r.catches, r.reraise, r.access);
-        const list = previous.get(key);
-        if (list) list.push(r);
-        else previous.set(key, [r]);
-      }
+      for (const r of cached ? cached.refs : (this.s.refsOfFid.all(fid) as OldRef[])) previous.add(r);
       this.s.deleteImportsOfFile.run(fid);
       this.s.deleteAttrTypesOfFile.run(fid);
       this.s.deleteCallArgsOfFile.run(fid);
@@ -310,25 +305,28 @@ export class Store {
       const src = eids.get(ref.from);
       if (src === undefined) continue;
       const v = refValues(ref);
-      const match = previous.get(refKey(src, ref.relation, ref.target, v.receiver, v.rtype, v.configKind, v.catches, v.reraise, v.access))?.pop();
+      const match = previous.take(src, ref.relation, ref.target, v);
       const sp = ref.span;
       if (match) {
         if (match.sr !== sp.start.row || match.sc !== sp.start.column || match.er !== sp.end.row || match.ec !== sp.end.column) {
           this.s.moveRef.run(sp.start.row, sp.start.column, sp.end.row, sp.end.column, match.rid);
         }
         kept.push(match.rid);
-        nowRefs.push({ ...match, sr: sp.start.row, sc: sp.start.column, er: sp.end.row, ec: sp.end.column });
+        // The row is this file's alone (read for this call, or the cache this call replaces).
+        match.sr = sp.start.row;
+        match.sc = sp.start.column;
+        match.er = sp.end.row;
+        match.ec = sp.end.column;
+        nowRefs.push(match);
       } else {
         const rid = this.insertRef(fid, src, ref);
         refs.push({ rid, ref });
         nowRefs.push({ rid, src, relation: ref.relation, target: ref.target, ...refColumns(v), sr: sp.start.row, sc: sp.start.column, er: sp.end.row, ec: sp.end.column });
       }
     }
-    for (const list of previous.values()) {
-      for (const r of list) {
-        this.s.deleteEdgesOfRef.run(r.rid);
-        this.s.deleteRef.run(r.rid);
-      }
+    for (const r of previous.rest()) {
+      this.s.deleteEdgesOfRef.run(r.rid);
+      this.s.deleteRef.run(r.rid);
     }
     this.insertBindings(fid, ex);
     if (!this.bulk) this.last = { fid, entities: nowEntities, refs: nowRefs };

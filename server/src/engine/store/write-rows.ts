@@ -47,10 +47,10 @@ export function entityParams(e: ExtractedEntity, fid: number) {
 export function entityHash(e: ExtractedEntity): string {
   return (
     e.contentHash ??
+    // One string, one update: the same bytes (so the same digest) as field by field, for a
+    // fifth of the calls into the hash (every entity of a buffer, at every edit).
     createHash('sha1')
-      .update(e.signature).update('\0').update(optional(e.docstring)).update('\0').update(e.body)
-      .update('\0').update(e.decorators.join('\n')).update('\0').update((e.bases ?? []).join(','))
-      .update('\0').update(optional(e.returns)).update('\0').update(optional(e.alias))
+      .update(`${e.signature}\0${optional(e.docstring)}\0${e.body}\0${e.decorators.join('\n')}\0${(e.bases ?? []).join(',')}\0${optional(e.returns)}\0${optional(e.alias)}`)
       .digest('hex').slice(0, 16)
   );
 }
@@ -76,8 +76,41 @@ export function refColumns(v: ReturnType<typeof refValues>) {
   return { receiver: v.receiver, rtype: v.rtype, config_kind: v.configKind, catches: v.catches, reraise: v.reraise, access: v.access };
 }
 
-export function refKey(src: number, relation: string, target: string, receiver: string | null, rtype: string | null, configKind: string | null, catches: string | null, reraise: number, access: number): string {
-  return `${src}\0${relation}\0${target}\0${receiver}\0${rtype}\0${configKind}\0${catches}\0${reraise}\0${access}`;
+/**
+ * A file's stored references, for matching a new extraction's against them (`Store.replaceFile`):
+ * by source entity, then target, then the rest of what a reference is apart from its position.
+ * Numbers and whole strings as keys, not one string built per reference (~1 ms an edit of a
+ * 2,000-line file).
+ */
+export class StoredRefs {
+  private readonly bySrc = new Map<number, Map<string, OldRef[]>>();
+
+  add(r: OldRef): void {
+    let byTarget = this.bySrc.get(r.src);
+    if (!byTarget) this.bySrc.set(r.src, (byTarget = new Map()));
+    const list = byTarget.get(r.target);
+    if (list) list.push(r);
+    else byTarget.set(r.target, [r]);
+  }
+
+  /** The last stored reference equal to this one but for its position, taken out; undefined when none is. */
+  take(src: number, relation: string, target: string, v: ReturnType<typeof refValues>): OldRef | undefined {
+    const list = this.bySrc.get(src)?.get(target);
+    if (!list) return undefined;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const r = list[i];
+      if (r.relation === relation && r.receiver === v.receiver && r.rtype === v.rtype && r.config_kind === v.configKind && r.catches === v.catches && r.reraise === v.reraise && r.access === v.access) {
+        list.splice(i, 1);
+        return r;
+      }
+    }
+    return undefined;
+  }
+
+  /** Those not taken. */
+  *rest(): Generator<OldRef> {
+    for (const byTarget of this.bySrc.values()) for (const list of byTarget.values()) yield* list;
+  }
 }
 
 export function sameEntity(prev: OldEntity, p: ReturnType<typeof entityParams>): boolean {
