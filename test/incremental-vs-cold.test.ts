@@ -369,6 +369,32 @@ describe('incremental equals cold', () => {
     await e.close();
   });
 
+  test("a new process's first change inside a body resolves that body's references alone, and one that moves the file's imports all of its references; both as a cold index has them", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-new-process-'));
+    dirs.push(root);
+    const svc = (body: string, imports = '') => `${imports}class Repo:\n    def save(self):\n        pass\n\n\ndef store(r):\n${body}\n\n\ndef other():\n    return Repo().save()\n`;
+    fs.writeFileSync(path.join(root, 'svc.py'), svc('    r.save()'));
+    fs.writeFileSync(path.join(root, 'app.py'), 'from svc import store, Repo\n\n\ndef main():\n    store(Repo())\n');
+    fs.writeFileSync(path.join(root, 'extra.py'), 'def save():\n    pass\n');
+    let e = await open(root);
+    await e.indexWorkspace();
+    await e.close();
+    const resolvedIn = async (change: () => void): Promise<number> => {
+      change();
+      e = await open(root);
+      const write = vi.spyOn(e.graph as unknown as { write: (...a: unknown[]) => void }, 'write');
+      expect((await e.indexWorkspace()).parsed).toBe(1);
+      const n = write.mock.calls.length;
+      expect(edgeList(e)).toEqual(await coldGraph(root));
+      await e.close();
+      return n;
+    };
+    // A body changed: its new reference alone (the file's other references keep their edges).
+    expect(await resolvedIn(() => fs.writeFileSync(path.join(root, 'svc.py'), svc('    r.save()\n    len(r)')))).toBe(1);
+    // An import the file did not have: every reference of the file may resolve elsewhere now.
+    expect(await resolvedIn(() => fs.writeFileSync(path.join(root, 'svc.py'), svc('    r.save()\n    len(r)', 'from extra import save\n\n\n')))).toBeGreaterThan(3);
+  });
+
   test('every call site has a reference ending in its callee, in every language (what reading call sites by name relies on)', async () => {
     let sites = 0;
     for (const fixture of ['python', 'causal', 'dispatch', 'resolution', 'typescript', 'ts-project', 'javascript', 'mixed']) {
@@ -462,5 +488,10 @@ describe('incremental equals cold', () => {
     const live = seed % 2 === 0; // every other seed: through buffers and watched changes, not index runs
     test(`40 random edits of ${fixture} (seed ${seed}), each ${live ? 'typed into buffers or watched' : 're-indexed incrementally'}, equal a cold index`, () =>
       randomEditsEqualCold({ fixture, seed, live, files: editedFiles, mutate: (root, original, r) => mutate(root, original, r, fixture === 'dispatch'), cleanup: dirs }));
+  }
+  // Each edit re-indexed by a new process, as the CLI does: its model is read back from the index.
+  for (const [fixture, seed] of [['causal', 7], ['python', 9], ['dispatch', 11]] as const) {
+    test(`40 random edits of ${fixture} (seed ${seed}), each re-indexed by a new process, equal a cold index`, () =>
+      randomEditsEqualCold({ fixture, seed, live: false, reopen: true, files: editedFiles, mutate: (root, original, r) => mutate(root, original, r, fixture === 'dispatch'), cleanup: dirs }));
   }
 });

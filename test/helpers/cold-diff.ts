@@ -83,6 +83,8 @@ export async function randomEditsEqualCold(opts: {
   fixture: string;
   seed: number;
   live: boolean;
+  /** Each step in a new engine (a process that reads the model back from the index), not the same one. */
+  reopen?: boolean;
   files: (root: string) => string[];
   mutate: (root: string, original: Snapshot, r: () => number) => string;
   steps?: number;
@@ -92,7 +94,7 @@ export async function randomEditsEqualCold(opts: {
   opts.cleanup.push(root);
   const original = snapshot(root, opts.files(root));
   const r = mulberry32(opts.seed);
-  const e = await openEngine(root);
+  let e = await openEngine(root);
   await e.indexWorkspace();
   const editor = new LiveEditor(e, mulberry32(opts.seed + 1000));
   const done: string[] = [];
@@ -100,6 +102,10 @@ export async function randomEditsEqualCold(opts: {
     for (let step = 0; step < (opts.steps ?? 40); step++) {
       const before = opts.live ? snapshot(root, opts.files(root)) : null;
       done.push(opts.mutate(root, original, r));
+      if (opts.reopen) {
+        await e.close();
+        e = await openEngine(root);
+      }
       if (before) await editor.apply(before, snapshot(root, opts.files(root)));
       else await e.indexWorkspace();
       if (step % 4 !== 3) continue; // compare every few steps: a difference persists once made

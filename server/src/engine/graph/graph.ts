@@ -110,14 +110,7 @@ export class Graph {
       calls: (ex.callArgs ?? []).map((c) => ({ from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args: w === this.run ? sharedList(this.run.argLists, c.args) : c.args })),
     });
     if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
-    // Kept as a digest: the text is kilobytes per file, the whole workspace's worth in the heap.
-    // Imports by the module they name now (as the model made it absolute): the same text may
-    // name another module once a file a path alias looks for appears.
-    const context = digest(JSON.stringify([
-      this.model.files.get(file)!.bindings.map((b) => [b.local, b.module, b.member]),
-      ex.attrTypes.map((a) => [a.cls, a.attr, a.type]),
-      ex.entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`).sort(),
-    ]));
+    const context = fileContext(this.model.files.get(file)!.bindings, ex.attrTypes, ex.entities);
     // A loop, not push(...kept): a spread of a large file's references overflows the stack.
     if (kept.length && this.contexts.get(file) !== context) for (const rid of kept) w.recheck.push(rid);
     this.contexts.set(file, context);
@@ -180,6 +173,17 @@ export class Graph {
     // Also the moment to read the file's old call sites, if still only in the index: the rows
     // are about to say something else, and `fileChanged` compares old sites with new.
     this.oldCallTargets = this.model.callsOf(file).length ? { file, byName: this.store.callTargetsOfFile(file) } : null;
+    // A process that read the model back from the index has no context of the file yet: the
+    // rows about to be rewritten give it (or every kept reference would be resolved again at
+    // its first change of each file: a second and more on a large module).
+    const before = this.model.files.get(file);
+    if (before && !this.contexts.has(file)) {
+      const rows = this.store.modelRowsOf(file);
+      if (rows) {
+        const entities = rows.entities.map(([id, , , , , bases, returns, alias]) => ({ id, bases, returns, alias }));
+        this.contexts.set(file, fileContext(before.bindings, rows.attrTypes.map(([cls, attr, type]) => ({ cls, attr, type })), entities));
+      }
+    }
   }
 
   fileDeleted(file: string, deleted: DeleteResult, fromRun = false): void {
@@ -326,6 +330,25 @@ export class Graph {
 }
 
 /** Call sites as comparable keys, by callee name: `name → [target|receiver|rtype|args...]`. */
+/**
+ * What the kept references of a file resolve against in the file itself: its import bindings (by
+ * the module they name now, as the model made it absolute: the same text may name another module
+ * once a file a path alias looks for appears), attribute types, and entities with their bases,
+ * return types and aliases. Kept as a digest: the text is kilobytes per file, the whole
+ * workspace's worth in the heap.
+ */
+function fileContext(
+  bindings: ReadonlyArray<{ local: string | null; module: string; member: string | null }>,
+  attrTypes: ReadonlyArray<{ cls: string; attr: string; type: string }>,
+  entities: ReadonlyArray<{ id: string; bases?: string[] | null; returns?: string | null; alias?: string | null }>,
+): string {
+  return digest(JSON.stringify([
+    bindings.map((b) => [b.local, b.module, b.member]),
+    attrTypes.map((a) => [a.cls, a.attr, a.type]),
+    entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`).sort(),
+  ]));
+}
+
 function callKeys(calls: ReadonlyArray<{ target: string; receiver: string | null; rtype: string | null; args: string[] }>): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const c of calls) {

@@ -12,6 +12,13 @@ const INSERT_ENTITY = `INSERT INTO entities(id, kind, name, qname, fid, parent, 
   VALUES (@id, @kind, @name, @qname, @fid, @parent, @sr, @sc, @er, @ec, @nsr, @nsc, @ner, @nec,
     @signature, @docstring, @decorators, @bases, @returns, @alias, @body, @contentHash)`;
 
+/** Per file: its fid, then its entities, import bindings and attribute types as JSON arrays, in the order written. */
+const MODEL_ROWS = `SELECT f.fid,
+    (SELECT json_group_array(json_array(e.id, e.kind, e.name, NULLIF(e.qname, e.name), e.parent, json(e.bases), e.returns, e.alias, json(e.decorators)) ORDER BY e.eid) FROM entities e WHERE e.fid = f.fid),
+    (SELECT json_group_array(json_array(i.source, i.local, i.module, i.member) ORDER BY i.rowid) FROM imports i WHERE i.fid = f.fid),
+    (SELECT json_group_array(json_array(a.cls, a.attr, a.type) ORDER BY a.rowid) FROM attr_types a WHERE a.fid = f.fid)
+  FROM files f`;
+
 export type Statements = ReturnType<typeof prepareStatements>;
 
 export function prepareStatements(db: Db) {
@@ -104,11 +111,8 @@ export function prepareStatements(db: Db) {
       (SELECT count(DISTINCT r.src) FROM edges x JOIN refs r ON r.rid = x.rid WHERE x.dst = e.eid AND r.relation = 'CALLS') AS callers
       FROM entities e WHERE e.eid IN (SELECT value FROM json_each(?))`),
     // What the symbol model holds of each file, one JSON array per table (read-rows.ts ModelFileRows), file by file in path order.
-    modelRows: p(`SELECT f.fid,
-        (SELECT json_group_array(json_array(e.id, e.kind, e.name, NULLIF(e.qname, e.name), e.parent, json(e.bases), e.returns, e.alias, json(e.decorators)) ORDER BY e.eid) FROM entities e WHERE e.fid = f.fid),
-        (SELECT json_group_array(json_array(i.source, i.local, i.module, i.member) ORDER BY i.rowid) FROM imports i WHERE i.fid = f.fid),
-        (SELECT json_group_array(json_array(a.cls, a.attr, a.type) ORDER BY a.rowid) FROM attr_types a WHERE a.fid = f.fid)
-      FROM files f ORDER BY f.path`).raw(),
+    modelRows: p(`${MODEL_ROWS} ORDER BY f.path`).raw(),
+    modelRowsOfPath: p(`${MODEL_ROWS} WHERE f.path = ?`).raw(),
     callArgsOfPath: p('SELECT c.calls FROM call_args c JOIN files f ON f.fid = c.fid WHERE f.path = ?').pluck(),
     pathsReferring: p('SELECT DISTINCT f.path FROM refs r JOIN files f ON f.fid = r.fid WHERE r.last = ?').pluck(),
     refByRid: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),

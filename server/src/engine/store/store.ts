@@ -491,9 +491,13 @@ export class Store {
    * this connection until the loop ends.)
    */
   *modelRows(): Generator<[fid: number, rows: ModelFileRows]> {
-    for (const [fid, entities, imports, attrTypes] of this.s.modelRows.iterate() as IterableIterator<[number, string, string, string]>) {
-      yield [fid, { entities: JSON.parse(entities) as EntityLiteTuple[], imports: JSON.parse(imports) as ImportTuple[], attrTypes: JSON.parse(attrTypes) as AttrTypeTuple[] }];
-    }
+    for (const row of this.s.modelRows.iterate() as IterableIterator<ModelRowsJson>) yield [row[0], parseModelRows(row)];
+  }
+
+  /** The same of one file; undefined when the index does not hold it. */
+  modelRowsOf(path: string): ModelFileRows | undefined {
+    const row = this.s.modelRowsOfPath.get(path) as ModelRowsJson | undefined;
+    return row && parseModelRows(row);
   }
 
   /** One file's call sites with argument types (none when it has no row). */
@@ -695,4 +699,10 @@ function namesModule(module: string, names: ReadonlySet<string>): boolean {
   if (names.has(module)) return true;
   for (const part of module.split(/[./]/)) if (part && names.has(part)) return true;
   return false;
+}
+
+type ModelRowsJson = [fid: number, entities: string, imports: string, attrTypes: string];
+
+function parseModelRows([, entities, imports, attrTypes]: ModelRowsJson): ModelFileRows {
+  return { entities: JSON.parse(entities) as EntityLiteTuple[], imports: JSON.parse(imports) as ImportTuple[], attrTypes: JSON.parse(attrTypes) as AttrTypeTuple[] };
 }
