@@ -1,11 +1,10 @@
 // Keeps edges true as files change: applies extractions to the symbol model, then resolves the
 // refs of changed files plus the refs elsewhere whose resolution may have moved (those naming
 // an entity that appeared or disappeared).
-import { digest } from '../digest';
 import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages/types';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../dotted';
-import { dirOf, SymbolModel, type FileSymbols } from './model';
+import { dirOf, SymbolModel, type Ent, type FileSymbols } from './model';
 import type { RefInput } from './resolve';
 import { DispatchResolver } from './dispatch';
 import { fromRow, Invalidation, newWork, type Work } from './invalidation';
@@ -26,7 +25,6 @@ export class Graph {
    */
   private run: (Work & { interleaved: boolean; fromStore: boolean; argLists: Map<string, string[]> }) | null = null;
   /** Per file, what its references' resolution depends on (to tell when kept ones need redoing). */
-  private readonly contexts = new Map<string, string>();
   /** What the call sites of the file about to be rewritten called, by callee name (`beforeWrite`). */
   private oldCallTargets: { file: string; byName: Map<string, string[]> } | null = null;
 
@@ -51,7 +49,6 @@ export class Graph {
     this.resolver = new DispatchResolver(this.model);
     this.invalidation = new Invalidation(this.model, this.store, this.resolver);
     this.loaded = false;
-    this.contexts.clear();
   }
 
   private loaded = false;
@@ -80,9 +77,9 @@ export class Graph {
     const before = this.model.files.get(file);
     if (!before) w.files.set(file, module);
     if (!before && language.isLayoutFile?.(file)) w.layouts.add(dirOf(file));
-    // Every definition, those of a qualified name defined twice included (`if X: def f() … else:
-    // def f()`): byQname holds one of them, and the other would count as new on every edit.
-    const beforeEnts = before ? [...new Set([...before.byQname.values(), ...[...before.dupes.values()].flat(), ...(before.moduleEnt ? [before.moduleEnt] : [])])] : [];
+    // Every definition: byQname holds one of a name defined twice, and the other would count as
+    // new on every edit.
+    const beforeEnts = before ? definitions(before) : [];
     const oldIds = new Set(beforeEnts.map((e) => e.id));
     const oldLocals = new Set(before ? before.bindings.map((b) => b.local) : []);
     // Definitions whose role a decorator sets (an `@overload` stub, a property getter): a
@@ -110,10 +107,8 @@ export class Graph {
       calls: (ex.callArgs ?? []).map((c) => ({ from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args: w === this.run ? sharedList(this.run.argLists, c.args) : c.args })),
     });
     if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
-    const context = fileContext(this.model.files.get(file)!.bindings, ex.attrTypes, ex.entities);
     // A loop, not push(...kept): a spread of a large file's references overflows the stack.
-    if (kept.length && this.contexts.get(file) !== context) for (const rid of kept) w.recheck.push(rid);
-    this.contexts.set(file, context);
+    if (kept.length && before && contextMoved(before, this.model.files.get(file)!)) for (const rid of kept) w.recheck.push(rid);
     // A class whose attribute types or property getters changed types what is reached through
     // them elsewhere (`a.repo.save()` with `a: A`, in another file, or in a subclass).
     if (!intoEmpty) for (const cls of retypedClasses(before, this.model.files.get(file))) w.retyped.add(nameOfId(cls));
@@ -173,17 +168,6 @@ export class Graph {
     // Also the moment to read the file's old call sites, if still only in the index: the rows
     // are about to say something else, and `fileChanged` compares old sites with new.
     this.oldCallTargets = this.model.callsOf(file).length ? { file, byName: this.store.callTargetsOfFile(file) } : null;
-    // A process that read the model back from the index has no context of the file yet: the
-    // rows about to be rewritten give it (or every kept reference would be resolved again at
-    // its first change of each file: a second and more on a large module).
-    const before = this.model.files.get(file);
-    if (before && !this.contexts.has(file)) {
-      const rows = this.store.modelRowsOf(file);
-      if (rows) {
-        const entities = rows.entities.map(([id, , , , , bases, returns, alias]) => ({ id, bases, returns, alias }));
-        this.contexts.set(file, fileContext(before.bindings, rows.attrTypes.map(([cls, attr, type]) => ({ cls, attr, type })), entities));
-      }
-    }
   }
 
   fileDeleted(file: string, deleted: DeleteResult, fromRun = false): void {
@@ -198,7 +182,6 @@ export class Graph {
     if (this.oldCallTargets?.file === file) for (const ids of this.oldCallTargets.byName.values()) for (const id of ids) w.calleeIds.add(id);
     this.oldCallTargets = null;
     this.model.removeFile(file);
-    this.contexts.delete(file);
     for (const id of removedIds) w.names.add(nameOfId(id));
   }
 
@@ -331,22 +314,26 @@ export class Graph {
 
 /** Call sites as comparable keys, by callee name: `name → [target|receiver|rtype|args...]`. */
 /**
- * What the kept references of a file resolve against in the file itself: its import bindings (by
- * the module they name now, as the model made it absolute: the same text may name another module
- * once a file a path alias looks for appears), attribute types, and entities with their bases,
- * return types and aliases. Kept as a digest: the text is kilobytes per file, the whole
- * workspace's worth in the heap.
+ * Whether what the kept references of a file resolve against in the file itself moved between
+ * two versions of it: its import bindings (by the module they name now, as the model made it
+ * absolute: the same text may name another module once a file a path alias looks for appears),
+ * attribute types, or the bases, return type or alias of a definition it still has. Definitions
+ * that came or went are not here: their names are (`Work.names`), and every reference ending in
+ * one is resolved again, here and elsewhere.
  */
-function fileContext(
-  bindings: ReadonlyArray<{ local: string | null; module: string; member: string | null }>,
-  attrTypes: ReadonlyArray<{ cls: string; attr: string; type: string }>,
-  entities: ReadonlyArray<{ id: string; bases?: string[] | null; returns?: string | null; alias?: string | null }>,
-): string {
-  return digest(JSON.stringify([
-    bindings.map((b) => [b.local, b.module, b.member]),
-    attrTypes.map((a) => [a.cls, a.attr, a.type]),
-    entities.map((e) => `${e.id}(${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`).sort(),
-  ]));
+function contextMoved(before: FileSymbols, after: FileSymbols): boolean {
+  const bindings = (f: FileSymbols) => JSON.stringify(f.bindings.map((b) => [b.local, b.module, b.member]));
+  if (bindings(before) !== bindings(after)) return true;
+  const attrs = (f: FileSymbols) => JSON.stringify([...f.attrTypes].map(([cls, m]) => [cls, [...m]]));
+  if (attrs(before) !== attrs(after)) return true;
+  const shape = (e: Ent) => `${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`;
+  const was = new Map(definitions(before).map((e) => [e.id, shape(e)]));
+  return definitions(after).some((e) => was.has(e.id) && was.get(e.id) !== shape(e));
+}
+
+/** Every definition of a file, those of a qualified name defined twice included (`if X: def f() … else: def f()`). */
+function definitions(f: FileSymbols): Ent[] {
+  return [...new Set([...f.byQname.values(), ...[...f.dupes.values()].flat(), ...(f.moduleEnt ? [f.moduleEnt] : [])])];
 }
 
 function callKeys(calls: ReadonlyArray<{ target: string; receiver: string | null; rtype: string | null; args: string[] }>): Map<string, string[]> {

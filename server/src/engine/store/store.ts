@@ -494,12 +494,6 @@ export class Store {
     for (const row of this.s.modelRows.iterate() as IterableIterator<ModelRowsJson>) yield [row[0], parseModelRows(row)];
   }
 
-  /** The same of one file; undefined when the index does not hold it. */
-  modelRowsOf(path: string): ModelFileRows | undefined {
-    const row = this.s.modelRowsOfPath.get(path) as ModelRowsJson | undefined;
-    return row && parseModelRows(row);
-  }
-
   /** One file's call sites with argument types (none when it has no row). */
   callArgsOf(path: string): CallArgsTuple[] {
     const json = this.s.callArgsOfPath.get(path) as string | undefined;
