@@ -11,6 +11,7 @@ import { bindName, newScope, type Binding, type Scope } from './scope';
 import { cleandoc, withoutElements } from './text';
 import { ELEMENT_TYPE } from '../types';
 import { ExpressionWalker } from './expressions';
+import { syntaxErrorCount } from '../../parse/syntax-errors';
 import { MAX_BODY_WORDS, TOP_DEFS, shift, span } from './base';
 import type { Pending, Section, PythonReuse } from './base';
 
@@ -88,8 +89,7 @@ export class PythonExtractor extends ExpressionWalker {
       for (const sec of this.sections) sections.set(sec.text, sec);
       this.reuse.state = { context, sections };
     }
-    let syntaxErrors = 0;
-    if (tree.rootNode.hasError) syntaxErrors = Math.max(1, tree.rootNode.descendantsOfType('ERROR').length);
+    const syntaxErrors = syntaxErrorCount(tree.rootNode);
     return {
       file: this.file,
       language: 'python',

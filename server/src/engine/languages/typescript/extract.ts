@@ -8,6 +8,7 @@ import { moduleName, selfSpecifier, MODULE_VALUE, BUILTINS } from './names';
 import { MAX_BODY_WORDS, span, type Scope } from './scopes';
 import { bodyWords, FUNCTION_VALUES, jsdocOf, signatureOf, typeOf, valueType } from './syntax';
 import { References } from './references';
+import { syntaxErrorCount } from '../../parse/syntax-errors';
 
 const CLASS_VALUES = new Set(['class', 'class_expression']);
 const PRIMITIVES = new Set(['string', 'number', 'boolean', 'object', 'function', 'Function', 'Object', 'String', 'Number', 'Boolean', 'any', 'void', 'undefined', 'null', 'Array', 'Promise', 'Error', 'RegExp', 'Date', 'Buffer']);
@@ -62,7 +63,7 @@ export class TsExtractor extends References {
       refs: this.st.refs,
       imports: this.st.imports,
       attrTypes: this.st.attrTypes,
-      syntaxErrors: root.hasError ? Math.max(1, root.descendantsOfType('ERROR').length) : 0,
+      syntaxErrors: syntaxErrorCount(root),
     };
   }
 
