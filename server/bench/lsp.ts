@@ -223,6 +223,33 @@ async function editLatency(opts: Required<Pick<Options, 'edits' | 'lines'>>): Pr
       });
     }
     bursts.sort((a, b) => a - b);
+    // Typing a new function, a request after every keystroke (an editor asking for code lenses
+    // or hover as the user types): the buffer is broken for most of it, and each keystroke
+    // names a new definition (`def g`, `def g1`, ...).
+    const keystrokes: number[] = [];
+    for (let b = 0; b < 4; b++) {
+      const k = 10 + b * 40;
+      const typed = `def g${b}(x):\n    return f${k}(x)\n\n\n`;
+      let pos = { line: defLine(k), character: 0 };
+      for (const ch of typed) {
+        const t0 = performance.now();
+        void server.conn.sendNotification('textDocument/didChange', {
+          textDocument: { uri, version: ++version },
+          contentChanges: [{ range: { start: pos, end: pos }, text: ch }],
+        });
+        await server.conn.sendRequest('textDocument/documentSymbol', { textDocument: { uri } });
+        keystrokes.push(performance.now() - t0);
+        pos = ch === '\n' ? { line: pos.line + 1, character: 0 } : { line: pos.line, character: pos.character + 1 };
+      }
+      const end = { line: defLine(k) + 4, character: 0 };
+      await server.conn.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version: ++version },
+        contentChanges: [{ range: { start: { line: defLine(k), character: 0 }, end }, text: '' }],
+      });
+    }
+    const symbols = await server.conn.sendRequest<Array<{ name: string }>>('textDocument/documentSymbol', { textDocument: { uri } });
+    if (symbols.some((x) => /^g\d/.test(x.name))) throw new Error('a typed function is still there after its removal');
+    keystrokes.sort((a, b) => a - b);
     const mem = server.memory();
     samples.sort((a, b) => a - b);
     queryOnly.sort((a, b) => a - b);
@@ -237,6 +264,9 @@ async function editLatency(opts: Required<Pick<Options, 'edits' | 'lines'>>): Pr
       queryWithoutEditP50ms: +percentile(queryOnly, 50).toFixed(2),
       typedCallKeystrokes: 'one didChange per character of "    fN(x)" and its newline',
       typedCallToAnswerP50ms: +percentile(bursts, 50).toFixed(2),
+      typedFunctionKeystrokes: keystrokes.length,
+      typedFunctionKeystrokeToAnswerP50ms: +percentile(keystrokes, 50).toFixed(2),
+      typedFunctionKeystrokeToAnswerP90ms: +percentile(keystrokes, 90).toFixed(2),
       serverRssMB: mem.rssMB,
     };
   } finally {
