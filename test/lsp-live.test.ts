@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LspClient, copyShop, fileUri, sleep, tempDir, writeFiles } from './helpers/lsp-client';
 import { applySplice, positionAt, toContentChange, type LspRange, type Splice } from './helpers/lsp-text';
+import { Methods } from '../protocol';
 
 interface Item {
   uri: string;
@@ -122,6 +123,24 @@ describe('unsaved edits', () => {
     // Found before any save, and first: an identifier query ranks that exact name first.
     const found = await client.request<Array<{ name: string }>>('workspace/symbol', { query: 'refund_everything' });
     expect(found[0].name).toBe('refund_everything');
+  });
+
+  it('reads a buffer opened and edited the moment initialize is answered (the grammars still loading) in its first answers', async () => {
+    const { dir, cleanup } = tempDir('nsccn-lsp-live-');
+    cleanups.push(cleanup);
+    copyShop(dir);
+    const rel = 'shop/services/checkout.py';
+    const disk = fs.readFileSync(path.join(dir, rel), 'utf8');
+    // Before anything else: the server loads its grammars after answering initialize.
+    const client = await LspClient.start({ folders: [dir] });
+    cleanups.push(async () => expect(await client.stop()).toBe(0));
+    const buf = new Buffer(client, fileUri(path.join(dir, rel)), disk);
+    await buf.open();
+    await buf.edit({ start: buf.text.length, deleteCount: 0, insert: '\n\ndef refund_everything(order):\n    return cancel(order)\n' });
+    const skeleton = await client.request<{ text: string }>(Methods.skeleton, { uri: buf.uri });
+    expect(skeleton.text).toContain('def refund_everything(order)');
+    const syms = await client.request<Array<{ name: string }>>('textDocument/documentSymbol', { textDocument: { uri: buf.uri } });
+    expect(syms.map((s) => s.name)).toEqual(['checkout', 'cancel', 'refund_everything']);
   });
 
   it('counts columns in UTF-16 after multi-byte text, with CRLF line ends', async () => {

@@ -81,6 +81,12 @@ export interface EngineOptions {
    */
   lazy?: boolean;
   /**
+   * When a server's engine loads the tree-sitter grammars: during `open` (the default), or in
+   * the `background` after it (answers from the index come ~60 ms sooner; wait for
+   * `grammarsPending()` before `openDocument`).
+   */
+  grammars?: 'open' | 'background';
+  /**
    * When SQLite's integrity check of an existing index runs (it reads the whole file): at `open`
    * (the default; a damaged index is rebuilt there), in the `background` after open (a server:
    * a damaged index is reported and rebuilt at its next opening), or `after-damage` only (the

@@ -181,7 +181,8 @@ export class Engine {
     const engine = new Engine({ ...options, root }, db, new Parsers({ spare: 'background' }), config);
     engine.steps.database = openMs;
     engine.steps.engine = performance.now() - t;
-    if (!options.lazy) await engine.loadGrammars();
+    if (!options.lazy && options.grammars === 'background') engine.loadGrammars().catch(() => undefined); // tried again by whoever needs them
+    else if (!options.lazy) await engine.loadGrammars();
     if (rebuiltBecause) engine.notes.push(`index rebuilt: ${rebuiltBecause}`);
     if (readOnlyBecause) {
       engine.readOnlyBecause = readOnlyBecause;
@@ -239,6 +240,11 @@ export class Engine {
     load.catch(() => missing.forEach((l) => this.grammarsFor.delete(l.id)));
     this.grammarsLoading = load;
     return load;
+  }
+
+  /** Null once every grammar is loaded (a buffer can be opened now); else their loading. */
+  grammarsPending(): Promise<void> | null {
+    return this.grammarsReady ? null : this.loadGrammars();
   }
 
   /** Where this engine's start-up time went, in milliseconds per step (plain data, for `--timing` and the bench). */

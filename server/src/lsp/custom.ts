@@ -77,13 +77,13 @@ function mergeFiles(lists: SearchFileResult[][], cap: number): SearchFileResult[
   return all.slice(0, cap);
 }
 
-export function skeleton(workspaces: Workspaces, method: string, raw: unknown): SkeletonResponse {
+export async function skeleton(workspaces: Workspaces, method: string, raw: unknown): Promise<SkeletonResponse> {
   const o = P.object(method, raw);
   const uri = P.string(method, o, 'uri');
   const docs = o.docs === undefined || o.docs === null ? undefined : P.oneOf(method, o, 'docs', DOCS_LEVELS);
   const maxTokens = maxTokensParam(method, o);
   const { ws, path } = workspaces.route(uri);
-  return { ...ws.engine.skeleton(path, { docs, maxTokens }), uri };
+  return { ...(await ws.engine.skeletonLoading(path, { docs, maxTokens })), uri };
 }
 
 export function trace(workspaces: Workspaces, method: string, raw: unknown, cancel?: Cancellation): Promise<TraceResult> {

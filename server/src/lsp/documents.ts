@@ -34,6 +34,8 @@ export class OpenDocuments {
   private readonly outsideLogged = new Set<string>();
   /** Per URI: the last version received (edits must come in order). */
   private readonly versions = new Map<string, number>();
+  /** Opens waiting for the grammars (a buffer opened as the server starts). */
+  private readonly opening = new Set<Promise<void>>();
   /** URIs whose buffer is too large to index (told once per transition). */
   private readonly unindexed = new Set<string>();
 
@@ -59,13 +61,30 @@ export class OpenDocuments {
         return;
       }
       if (!this.workspaces.isIndexable(routed)) return;
-      this.flushUri(uri);
-      const state = routed.ws.engine.openDocument(routed.path, text, version);
-      this.docs.set(uri, routed);
-      this.versions.set(uri, version);
-      this.unindexed.delete(uri);
-      if (state) this.report(uri, state);
+      const openNow = () => {
+        this.flushUri(uri);
+        const state = routed.ws.engine.openDocument(routed.path, text, version);
+        this.docs.set(uri, routed);
+        this.versions.set(uri, version);
+        this.unindexed.delete(uri);
+        if (state) this.report(uri, state);
+      };
+      // Opened while the server starts, before its grammars are loaded: the buffer's edits wait
+      // behind it (inOrder), and so do requests (`waiting`).
+      const grammars = routed.ws.engine.grammarsPending();
+      if (!grammars) return openNow();
+      const opened = grammars.then(openNow);
+      this.opening.add(opened);
+      return opened.finally(() => this.opening.delete(opened));
     });
+  }
+
+  /**
+   * Null when no buffer waits to be opened; else when every one has been (or failed to be), with
+   * the edits and closes queued behind it.
+   */
+  waiting(): Promise<void> | null {
+    return this.opening.size ? Promise.allSettled([...this.busy.values()]).then(() => undefined) : null;
   }
 
   change(params: DidChangeTextDocumentParams): void {

@@ -91,9 +91,14 @@ export function startServer(connection: Connection): Session {
         documents.flush();
         return fn(params, token);
       };
+      // ... and every buffer opened before it, once the grammars are loaded (a server's first moments).
+      const afterOpens = () => {
+        const waiting = documents.waiting();
+        return waiting ? waiting.then(run) : run();
+      };
       // A request sent before initialize was answered waits for it (see Session.initializing).
       const opening = method === 'initialize' ? null : session.initializing;
-      return opening ? opening.then(run) : run();
+      return opening ? opening.then(afterOpens) : afterOpens();
     });
   const notification = <P>(method: string, fn: (params: P) => void | Promise<void>) =>
     guardNotification(method, log, (params: P) => (session.acceptsNotifications ? fn(params) : undefined));

@@ -92,7 +92,8 @@ export function engineOptions(
   log: (message: string) => void,
 ): EngineOptions {
   // A server checks the index's integrity after it answers, not before (ARCHITECTURE: start-up).
-  const opts: EngineOptions = { root, log, integrity: 'background' };
+  // Grammars too: the first answers come from the index; a buffer opened meanwhile waits for them.
+  const opts: EngineOptions = { root, log, integrity: 'background', grammars: 'background' };
   if (settings.exclude) opts.exclude = settings.exclude;
   if (settings.maxFileBytes !== undefined) opts.maxFileBytes = settings.maxFileBytes;
   if (settings.workers !== undefined) opts.workers = settings.workers;
