@@ -1,11 +1,12 @@
 // Keeps edges true as files change: applies extractions to the symbol model, then resolves the
 // refs of changed files plus the refs elsewhere whose resolution may have moved (those naming
 // an entity that appeared or disappeared).
-import type { FileExtraction, LanguageSupport, ProjectFiles } from '../languages/types';
+import type { CallArgs, FileExtraction, LanguageSupport, ProjectFiles } from '../languages/types';
 import type { DeleteResult, ReplaceResult, Store } from '../store/store';
 import { lastSegment } from '../dotted';
 import { dirOf, SymbolModel, type Ent, type FileSymbols } from './model';
 import type { RefInput } from './resolve';
+import type { CallSiteInput } from './call-sites';
 import { DispatchResolver } from './dispatch';
 import { fromRow, Invalidation, newWork, type Work } from './invalidation';
 import { loadModel } from './model-from-store';
@@ -26,7 +27,11 @@ export class Graph {
   private run: (Work & { interleaved: boolean; fromStore: boolean; argLists: Map<string, string[]> }) | null = null;
   /** Per file, what its references' resolution depends on (to tell when kept ones need redoing). */
   /** What the call sites of the file about to be rewritten called, by callee name (`beforeWrite`). */
-  private oldCallTargets: { file: string; byName: Map<string, string[]> } | null = null;
+  /**
+   * What the call sites of the file about to be rewritten called, by callee name: of every callee
+   * (a file that goes), or of those whose sites the new version changes (`moved`).
+   */
+  private oldCallTargets: { file: string; byName: Map<string, string[]>; moved: Set<string> | null } | null = null;
 
   /** `project`: the workspace's project files (tsconfig.json, package.json) for module names. */
   constructor(
@@ -89,7 +94,8 @@ export class Graph {
     // A first index resolves everything from the store: no call site needs comparing.
     const intoEmpty = w === this.run && this.run.fromStore;
     // (`beforeWrite` read the old call sites into the model; were they not, every site counts as changed.)
-    const oldCalls = before && !intoEmpty ? callKeys(this.model.callsIfRead(file) ?? []) : null;
+    const planned = this.oldCallTargets?.file === file ? this.oldCallTargets : null;
+    const oldCalls = before && !intoEmpty && !planned?.moved ? callKeys(this.model.callsIfRead(file) ?? []) : null;
     const oldReturns = new Map(beforeEnts.map((e) => [e.id, e.returns ?? null]));
     const oldBases = new Map(beforeEnts.filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]));
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
@@ -104,7 +110,7 @@ export class Graph {
       entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null, property: language.isPropertyGetter(e.decorators), overload: !!language.isOverloadStub?.(e.decorators) })),
       bindings: ex.imports,
       attrTypes: ex.attrTypes,
-      calls: (ex.callArgs ?? []).map((c) => ({ from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args: w === this.run ? sharedList(this.run.argLists, c.args) : c.args })),
+      calls: (ex.callArgs ?? []).map((c) => siteOf(c, w === this.run ? sharedList(this.run.argLists, c.args) : c.args)),
     });
     if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
     // A loop, not push(...kept): a spread of a large file's references overflows the stack.
@@ -124,10 +130,9 @@ export class Graph {
     if (!intoEmpty) {
       // The call sites that changed (all of a new file's), and what the old ones called.
       const calls = this.model.callsOf(file);
-      const moved = oldCalls ? new Set(changedCallees(oldCalls, callKeys(calls))) : null;
+      const moved = planned?.moved ?? (oldCalls ? new Set(changedCallees(oldCalls, callKeys(calls))) : null);
       for (const c of calls) if (!moved || moved.has(lastSegment(c.target))) w.sites.push(c);
-      const old = this.oldCallTargets?.file === file ? this.oldCallTargets.byName : null;
-      if (old && moved) for (const n of moved) for (const id of old.get(n) ?? []) w.calleeIds.add(id);
+      if (planned && moved) for (const n of moved) for (const id of planned.byName.get(n) ?? []) w.calleeIds.add(id);
     }
     this.oldCallTargets = null;
     // A first index resolves every reference from the store: nothing below would be read.
@@ -164,10 +169,18 @@ export class Graph {
    * Before a file's rows are rewritten or deleted: what its call sites resolved to, which the
    * rows take with them (the functions whose caller-typed parameters they typed).
    */
-  beforeWrite(file: string): void {
+  beforeWrite(file: string, next?: FileExtraction): void {
     // Also the moment to read the file's old call sites, if still only in the index: the rows
     // are about to say something else, and `fileChanged` compares old sites with new.
-    this.oldCallTargets = this.model.callsOf(file).length ? { file, byName: this.store.callTargetsOfFile(file) } : null;
+    const old = this.model.callsOf(file);
+    if (!old.length) {
+      this.oldCallTargets = null;
+      return;
+    }
+    // The callees whose sites the new version changes (`fileChanged` needs no other's targets):
+    // an edit that adds a call reads one callee's old targets, not the whole file's.
+    const moved = next ? new Set(changedCallees(callKeys(old), callKeys((next.callArgs ?? []).map((c) => siteOf(c, c.args))))) : null;
+    this.oldCallTargets = { file, byName: this.store.callTargetsOfFile(file, moved), moved };
   }
 
   fileDeleted(file: string, deleted: DeleteResult, fromRun = false): void {
@@ -334,6 +347,11 @@ function contextMoved(before: FileSymbols, after: FileSymbols): boolean {
 /** Every definition of a file, those of a qualified name defined twice included (`if X: def f() … else: def f()`). */
 function definitions(f: FileSymbols): Ent[] {
   return [...new Set([...f.byQname.values(), ...[...f.dupes.values()].flat(), ...(f.moduleEnt ? [f.moduleEnt] : [])])];
+}
+
+/** A call site as the model holds it. */
+function siteOf(c: CallArgs, args: string[]): CallSiteInput {
+  return { from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args };
 }
 
 function callKeys(calls: ReadonlyArray<{ target: string; receiver: string | null; rtype: string | null; args: string[] }>): Map<string, string[]> {

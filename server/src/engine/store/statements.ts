@@ -122,6 +122,8 @@ export function prepareStatements(db: Db) {
       WHERE s.id IN (SELECT value FROM json_each(@ids)) AND t.id IN (SELECT value FROM json_each(@ids)) AND r.relation IN ('CALLS', 'INHERITS', 'IMPORTS')`).raw(),
     callTargetsNamed: p(`SELECT DISTINCT t.id FROM refs r JOIN edges d ON d.rid = r.rid JOIN entities t ON t.eid = d.dst WHERE r.last = ? AND r.relation = 'CALLS'`).pluck(),
     callTargetsOfPath: p(`SELECT r.last, t.id FROM refs r JOIN files f ON f.fid = r.fid JOIN edges d ON d.rid = r.rid JOIN entities t ON t.eid = d.dst WHERE f.path = ? AND r.relation = 'CALLS'`),
+    callTargetsOfPathNamed: p(`SELECT r.last, t.id FROM refs r JOIN files f ON f.fid = r.fid JOIN edges d ON d.rid = r.rid JOIN entities t ON t.eid = d.dst
+      WHERE f.path = ? AND r.relation = 'CALLS' AND r.last IN (SELECT value FROM json_each(?))`),
     paramTypedRefsOfPath: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ? AND r.rtype IS NOT NULL AND instr(r.rtype, 'param:') > 0`),
     refsAfterRid: p(`SELECT rid, fid, src, relation, target, receiver, rtype, config_kind, catches, access FROM refs WHERE rid > ? ORDER BY rid LIMIT ?`).raw(),
     fidPaths: p('SELECT fid, path FROM files').raw(),

@@ -563,10 +563,12 @@ export class Store {
     return this.s.refsOfPath.all(path) as RefDbRow[];
   }
 
-  /** What the CALLS references of `path` resolve to (entity ids), by the callee's last segment. */
-  callTargetsOfFile(path: string): Map<string, string[]> {
+  /** What the CALLS references of `path` resolve to (entity ids), by the callee's last segment; only those of `names` when given. */
+  callTargetsOfFile(path: string, names?: ReadonlySet<string> | null): Map<string, string[]> {
     const out = new Map<string, string[]>();
-    for (const r of this.s.callTargetsOfPath.all(path) as Array<{ last: string; id: string }>) {
+    if (names && !names.size) return out;
+    const rows = names ? this.s.callTargetsOfPathNamed.all(path, JSON.stringify([...names])) : this.s.callTargetsOfPath.all(path);
+    for (const r of rows as Array<{ last: string; id: string }>) {
       const l = out.get(r.last);
       if (l) l.push(r.id);
       else out.set(r.last, [r.id]);

@@ -98,7 +98,7 @@ export class IndexHost {
         continue;
       }
       this.graph.load(); // the model must hold the file's previous state before its rows change
-      this.graph.beforeWrite(w.kind === 'deleted' ? w.path : w.meta.path);
+      this.graph.beforeWrite(w.kind === 'deleted' ? w.path : w.meta.path, w.kind === 'deleted' ? undefined : w.extraction);
       if (w.kind === 'deleted') {
         if (!this.store.file(w.path)) continue;
         this.graph.fileDeleted(w.path, this.store.deleteFile(w.path), fromRun);
