@@ -25,8 +25,6 @@ export class Graph {
    * is new, and `finishRun` reads them back from the store a range at a time.
    */
   private run: (Work & { interleaved: boolean; fromStore: boolean; argLists: Map<string, string[]> }) | null = null;
-  /** Per file, what its references' resolution depends on (to tell when kept ones need redoing). */
-  /** What the call sites of the file about to be rewritten called, by callee name (`beforeWrite`). */
   /**
    * What the call sites of the file about to be rewritten called, by callee name: of every callee
    * (a file that goes), or of those whose sites the new version changes (`moved`).
@@ -71,8 +69,7 @@ export class Graph {
   /**
    * Records a file's new extraction (already written by `store.replaceFile`). `kept` are the
    * rows of references that survived the edit with their edges; they are re-resolved only when
-   * what their resolution depends on in this file (imports, attribute types, entities, bases)
-   * changed.
+   * what their resolution depends on in this file moved (`contextMoved`).
    */
   fileChanged(file: string, language: LanguageSupport, module: string | null, ex: FileExtraction, written: Pick<ReplaceResult, 'refs' | 'kept' | 'removedIds' | 'orphaned'>, fromRun = false): void {
     this.load();
@@ -325,7 +322,6 @@ export class Graph {
   }
 }
 
-/** Call sites as comparable keys, by callee name: `name → [target|receiver|rtype|args...]`. */
 /**
  * Whether what the kept references of a file resolve against in the file itself moved between
  * two versions of it: its import bindings (by the module they name now, as the model made it
@@ -339,7 +335,7 @@ function contextMoved(before: FileSymbols, after: FileSymbols): boolean {
   if (bindings(before) !== bindings(after)) return true;
   const attrs = (f: FileSymbols) => JSON.stringify([...f.attrTypes].map(([cls, m]) => [cls, [...m]]));
   if (attrs(before) !== attrs(after)) return true;
-  const shape = (e: Ent) => `${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`;
+  const shape = (e: Ent) => `(${(e.bases ?? []).join(',')})${e.returns ?? ''}=${e.alias ?? ''}`;
   const was = new Map(definitions(before).map((e) => [e.id, shape(e)]));
   return definitions(after).some((e) => was.has(e.id) && was.get(e.id) !== shape(e));
 }
@@ -354,6 +350,7 @@ function siteOf(c: CallArgs, args: string[]): CallSiteInput {
   return { from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args };
 }
 
+/** Call sites as comparable keys, by callee name: `name → [target|receiver|rtype|args...]`. */
 function callKeys(calls: ReadonlyArray<{ target: string; receiver: string | null; rtype: string | null; args: string[] }>): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const c of calls) {

@@ -50,11 +50,9 @@ export type EntityDbRow = { [K in keyof SpanColumns]: number | null } & {
 
 /**
  * The entity facts the in-memory resolution model needs, a few of the row's plus what only
- * resolution reads, as a tuple. `qname` is null where it is the name (every top-level
- * definition), and the file is its fid: a string less per row to make, of the million a large
- * index has.
+ * resolution reads, as a tuple (`bases` and `decorators` parsed). `qname` is null where it is
+ * the name (every top-level definition).
  */
-/** An entity as the symbol model holds it (qname null when it is the name). */
 export type EntityLiteTuple = [id: string, kind: string, name: string, qname: string | null, parent: string | null, bases: string[] | null, returns: string | null, alias: string | null, decorators: string[] | null];
 export type ImportTuple = [source: string, local: string | null, module: string, member: string | null];
 export type AttrTypeTuple = [cls: string, attr: string, type: string];
