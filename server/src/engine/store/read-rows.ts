@@ -53,9 +53,9 @@ export type EntityDbRow = { [K in keyof SpanColumns]: number | null } & {
  * resolution reads, as a tuple (`bases` and `decorators` parsed). `qname` is null where it is
  * the name (every top-level definition).
  */
-export type EntityLiteTuple = [id: string, kind: string, name: string, qname: string | null, parent: string | null, bases: string[] | null, returns: string | null, alias: string | null, decorators: string[] | null];
-export type ImportTuple = [source: string, local: string | null, module: string, member: string | null];
-export type AttrTypeTuple = [cls: string, attr: string, type: string];
+export type EntityLiteTuple = [id: string, kind: string, name: string, qname: string | null, parent: string | null, bases: string[] | null, returns: string | null, alias: string | null, decorators: string[] | null, eid: number];
+export type ImportTuple = [source: string, local: string | null, module: string, member: string | null, rowid: number];
+export type AttrTypeTuple = [cls: string, attr: string, type: string, rowid: number];
 
 /** One file's rows that the symbol model reads, in the order they were written. */
 export interface ModelFileRows {

@@ -700,5 +700,12 @@ function namesModule(module: string, names: ReadonlySet<string>): boolean {
 type ModelRowsJson = [fid: number, entities: string, imports: string, attrTypes: string];
 
 function parseModelRows([, entities, imports, attrTypes]: ModelRowsJson): ModelFileRows {
-  return { entities: JSON.parse(entities) as EntityLiteTuple[], imports: JSON.parse(imports) as ImportTuple[], attrTypes: JSON.parse(attrTypes) as AttrTypeTuple[] };
+  return { entities: written(JSON.parse(entities) as EntityLiteTuple[]), imports: written(JSON.parse(imports) as ImportTuple[]), attrTypes: written(JSON.parse(attrTypes) as AttrTypeTuple[]) };
+}
+
+/** Rows in the order they were written: by the rowid each ends in (already so, unless SQLite read them another way). */
+function written<T extends Array<unknown>>(rows: T[]): T[] {
+  const order = (r: T) => r[r.length - 1] as number;
+  for (let i = 1; i < rows.length; i++) if (order(rows[i - 1]) > order(rows[i])) return rows.sort((a, b) => order(a) - order(b));
+  return rows;
 }
