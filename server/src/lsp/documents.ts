@@ -73,7 +73,9 @@ export class OpenDocuments {
       // behind it (inOrder), and so do requests (`waiting`).
       const grammars = routed.ws.engine.grammarsPending();
       if (!grammars) return openNow();
-      const opened = grammars.then(openNow);
+      const opened = grammars.then(openNow, (e: unknown) => {
+        this.tell(`NSCCN: ${uri} is answered from the saved file: the parsers could not be loaded (${e instanceof Error ? e.message : String(e)})`);
+      });
       this.opening.add(opened);
       return opened.finally(() => this.opening.delete(opened));
     });
