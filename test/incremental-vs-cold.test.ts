@@ -395,6 +395,28 @@ describe('incremental equals cold', () => {
     expect(await resolvedIn(() => fs.writeFileSync(path.join(root, 'svc.py'), svc('    r.save()\n    len(r)', 'from extra import save\n\n\n')))).toBeGreaterThan(3);
   });
 
+  test("the model read back holds each file's definitions, imports and attribute types in the order written, however SQLite reads them", async () => {
+    const root = copyFixture('resolution');
+    dirs.push(root);
+    const e = await open(root);
+    await e.indexWorkspace();
+    const read = () => [...e.store.modelRows()];
+    const asWritten = read();
+    expect(asWritten.some(([, f]) => f.entities.length > 3 && f.imports.length > 1)).toBe(true);
+    for (const [, f] of asWritten) for (const rows of [f.entities, f.imports, f.attrTypes]) {
+      const order = rows.map((r) => r[r.length - 1] as number);
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+    // SQLite returns the rows of a query without ORDER BY backwards under this pragma.
+    e.store.db.pragma('reverse_unordered_selects = ON');
+    try {
+      expect(read()).toEqual(asWritten);
+    } finally {
+      e.store.db.pragma('reverse_unordered_selects = OFF');
+    }
+    await e.close();
+  });
+
   test('every call site has a reference ending in its callee, in every language (what reading call sites by name relies on)', async () => {
     let sites = 0;
     for (const fixture of ['python', 'causal', 'dispatch', 'resolution', 'typescript', 'ts-project', 'javascript', 'mixed']) {
