@@ -92,6 +92,7 @@ export async function randomEditsEqualCold(opts: {
 }): Promise<void> {
   const root = copyFixture(opts.fixture);
   opts.cleanup.push(root);
+  if (opts.reopen && opts.live) throw new Error('reopen: each step is an index run of a new engine, not live buffers');
   const original = snapshot(root, opts.files(root));
   const r = mulberry32(opts.seed);
   let e = await openEngine(root);

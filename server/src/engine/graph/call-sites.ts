@@ -77,11 +77,6 @@ export class CallSites {
     return read;
   }
 
-  /** The sites of `file` if they have been read, else null (without reading them). */
-  ifRead(file: string): readonly CallSite[] | null {
-    return this.byFile.get(file) ?? null;
-  }
-
   /**
    * Sites whose callee's last segment is `name`. Not a copy (a common name has tens of
    * thousands, asked for once per parameter): the model does not change while a lookup reads it.

@@ -90,9 +90,9 @@ export class Graph {
     const oldRoles = new Map(beforeEnts.map((e) => [e.id, role(e)]));
     // A first index resolves everything from the store: no call site needs comparing.
     const intoEmpty = w === this.run && this.run.fromStore;
-    // (`beforeWrite` read the old call sites into the model; were they not, every site counts as changed.)
+    // The callees whose call sites changed, and what their old sites called (`beforeWrite`); none
+    // planned when the file had no call sites: every site of it is new.
     const planned = this.oldCallTargets?.file === file ? this.oldCallTargets : null;
-    const oldCalls = before && !intoEmpty && !planned?.moved ? callKeys(this.model.callsIfRead(file) ?? []) : null;
     const oldReturns = new Map(beforeEnts.map((e) => [e.id, e.returns ?? null]));
     const oldBases = new Map(beforeEnts.filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]));
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
@@ -127,7 +127,7 @@ export class Graph {
     if (!intoEmpty) {
       // The call sites that changed (all of a new file's), and what the old ones called.
       const calls = this.model.callsOf(file);
-      const moved = planned?.moved ?? (oldCalls ? new Set(changedCallees(oldCalls, callKeys(calls))) : null);
+      const moved = planned?.moved ?? null;
       for (const c of calls) if (!moved || moved.has(lastSegment(c.target))) w.sites.push(c);
       if (planned && moved) for (const n of moved) for (const id of planned.byName.get(n) ?? []) w.calleeIds.add(id);
     }

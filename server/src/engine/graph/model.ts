@@ -330,11 +330,6 @@ export class SymbolModel {
     return this.callSites.of(file);
   }
 
-  /** The call sites of `file` if they have been read, else null. */
-  callsIfRead(file: string): readonly CallSite[] | null {
-    return this.callSites.ifRead(file);
-  }
-
   /** From now on, files set without call sites have theirs in `source` (a model loaded from the index). */
   readCallsFrom(source: CallSource): void {
     this.callSites.readFrom(source);
