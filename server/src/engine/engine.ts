@@ -39,6 +39,7 @@ import type { LanguageSupport } from './languages/types';
 import { GrammarsNotLoaded, Parsers } from './parse/parsers';
 import { ExactNameStream } from './search/exact';
 import { LexicalStream } from './search/lexical';
+import { CommonTermScores } from './search/common-terms';
 import { SearchService, type DetailedSearch, type SearchOptions } from './search/service';
 import { SignalStream } from './search/signals';
 import { skeletonOf } from './skeleton/service';
@@ -90,6 +91,8 @@ export class Engine {
   readonly graph: Graph;
   private embeddings_: EmbeddingService | null = null;
   private search_: SearchService | null = null;
+  /** The lexical stream's scores of common words (./search/common-terms.ts), made with search. */
+  private commonTerms: CommonTermScores | null = null;
   private readonly docs: Buffers;
   private readonly rules: IgnoreRules;
   /** The one way into the index: every write, and every change notification, goes through it. */
@@ -150,7 +153,8 @@ export class Engine {
   private get searchService(): SearchService {
     if (!this.search_) {
       const fts = new FtsIndex(this.db);
-      const lexical = new LexicalStream(fts);
+      this.commonTerms = new CommonTermScores(fts, this.store, !this.opts.lazy);
+      const lexical = new LexicalStream(fts, this.commonTerms);
       const exact = new ExactNameStream(this.store);
       const signals = new SignalStream(this.store, fts);
       this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()], testMatcher(this.config.testGlobs));
@@ -190,6 +194,8 @@ export class Engine {
       log(readOnlyBecause);
     }
     if (!options.lazy) engine.embeddings.start('after-quiet');
+    // A server's lexical stream reads its common words' scores once the index is quiet.
+    if (!options.lazy) void engine.searchService;
     // After the first index run: it and the first answers have both cores meanwhile.
     if (integrity === 'background' && !rebuiltBecause) engine.integrityAfterRun = dbPath;
     return engine;
@@ -789,6 +795,7 @@ export class Engine {
     }
     this.closed = true;
     await this.embeddings_?.close();
+    this.commonTerms?.dispose();
     this.docs.closeAll();
     this.host.clearListeners();
     this.db.close();

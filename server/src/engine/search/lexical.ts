@@ -4,6 +4,7 @@
 // report) is not OR-ed word for word — hundreds of common words make every hub entity match —
 // but cut to its rarest terms by document frequency.
 import type { FtsIndex } from '../store/fts';
+import { quote, type CommonTermScores } from './common-terms';
 import { splitIdentifier } from '../store/words';
 import { proseOf } from './query';
 import type { SearchStream, StreamHit } from './types';
@@ -24,8 +25,6 @@ export function queryTerms(query: string): string[] {
   return out;
 }
 
-const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
-
 /** Terms a long query keeps, and the share of entities above which a term is too common. */
 export const LONG_QUERY_TERMS = 32;
 const COMMON_SHARE = 0.05;
@@ -39,7 +38,11 @@ const OR_RARE_FROM = 12;
 export class LexicalStream implements SearchStream {
   readonly name = 'lexical';
 
-  constructor(private readonly fts: FtsIndex) {}
+  constructor(
+    private readonly fts: FtsIndex,
+    /** The OR step's common words scored from memory (./common-terms.ts); without it FTS5 scores all. */
+    private readonly common: CommonTermScores | null = null,
+  ) {}
 
   async search(query: string, k: number): Promise<StreamHit[]> {
     return this.searchSync(query, k);
@@ -52,20 +55,21 @@ export class LexicalStream implements SearchStream {
     const content = terms.filter((t) => !STOP_WORDS.has(t));
     const words = content.length ? content : terms;
     if (words.length > LONG_QUERY_TERMS) return this.searchLong(words, k);
-    const steps: string[] = [];
-    if (terms.length > 1) steps.push(quote(terms.join(' ')));
-    steps.push(words.map(quote).join(' AND '));
+    const steps: Array<() => Array<{ eid: number; score: number }>> = [];
+    const fts = (match: string) => () => this.fts.search(match, k).map((h) => ({ eid: h.eid, score: -h.score }));
+    if (terms.length > 1) steps.push(fts(quote(terms.join(' '))));
+    steps.push(fts(words.map(quote).join(' AND ')));
     const any = words.length >= OR_RARE_FROM ? this.rarest(words) : words;
-    if (words.length > 1 && any.length) steps.push(any.map(quote).join(' OR '));
+    if (words.length > 1 && any.length) steps.push(() => this.common?.orStep(any, k) ?? fts(any.map(quote).join(' OR '))());
     // A lone short word is likely an identifier being typed: match it as a prefix too.
-    if (words.length === 1 && words[0].length >= 2) steps.push(`${quote(words[0])}*`);
+    if (words.length === 1 && words[0].length >= 2) steps.push(fts(`${quote(words[0])}*`));
     const seen = new Set<number>();
     const out: StreamHit[] = [];
-    for (const match of steps) {
-      for (const hit of this.fts.search(match, k)) {
+    for (const step of steps) {
+      for (const hit of step()) {
         if (seen.has(hit.eid)) continue;
         seen.add(hit.eid);
-        out.push({ eid: hit.eid, score: -hit.score });
+        out.push(hit);
         if (out.length >= k) return out;
       }
     }

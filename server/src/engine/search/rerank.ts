@@ -23,9 +23,17 @@ export type RerankWeights = Record<Feature, number>;
  * Scores `items` by the model, in place, and sorts them best first (ties keep their order).
  * With `keepFeatures` each item also gets its feature vector (the fitter reads them).
  */
-export function rerank<T extends Rerankable>(items: T[], query: string, perStream: Record<string, StreamHit[]>, store: Store, weights: RerankWeights, keepFeatures = false): void {
+export function rerank<T extends Rerankable>(
+  items: T[],
+  query: string,
+  perStream: Record<string, StreamHit[]>,
+  store: Store,
+  weights: RerankWeights,
+  keepFeatures = false,
+  identifierWords?: Map<string, readonly string[]>,
+): void {
   if (!items.length) return;
-  const ctx = rankingContext(query, perStream, Math.max(...items.map((c) => c.score)));
+  const ctx = rankingContext(query, perStream, Math.max(...items.map((c) => c.score)), identifierWords);
   const facts = store.rankingFacts(items.map((c) => c.row.eid));
   const w = FEATURES.map((f) => weights[f] ?? 0);
   const linear = items.map((c) => {

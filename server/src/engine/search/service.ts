@@ -48,7 +48,12 @@ interface Candidate {
   features?: number[];
 }
 
+/** Identifiers whose words the reranker keeps between searches, at most (then it starts over). */
+const MAX_IDENTIFIER_WORDS = 200_000;
+
 export class SearchService {
+  private readonly identifierWords = new Map<string, readonly string[]>();
+
   constructor(
     private readonly store: Store,
     private readonly streams: () => SearchStream[],
@@ -112,7 +117,8 @@ export class SearchService {
       // Stable: equal scores keep the fused order.
       candidates.sort((a, b) => b.score - a.score);
     } else {
-      rerank(candidates, params.query, hits, this.store, RERANK_WEIGHTS, options.explain);
+      if (this.identifierWords.size > MAX_IDENTIFIER_WORDS) this.identifierWords.clear();
+      rerank(candidates, params.query, hits, this.store, RERANK_WEIGHTS, options.explain, this.identifierWords);
       propagateScores(candidates, this.store, GRAPH_SHARE[profile]);
       const holders = signals.frames.map((f) => frameEntities(this.store, f)?.holder?.eid).filter((e): e is number => e !== undefined);
       leadWith(candidates, [...new Set(holders)], (c) => c.row.eid, (c) => c.factor);

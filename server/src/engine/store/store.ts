@@ -62,6 +62,14 @@ export class Store {
    * the write.
    */
   private last: { fid: number; entities: OldEntity[]; refs: OldRef[] } | null = null;
+  /** `entity_generation` bumps this connection made (so a reader can tell whether another process wrote). */
+  private ownGenerations = 0;
+  /**
+   * Told of this connection's writes to the lexical index: the entity whose row was written or
+   * deleted, or `null` for many at once (a bulk fill). search/common-terms.ts keeps scores read
+   * from it.
+   */
+  readonly lexicalWritten = new Set<(eid: number | null) => void>();
 
   constructor(readonly db: Db) {
     db.function('nsccn_split', { deterministic: true }, (t: unknown) => splitIdentifier(String(t ?? '')));
@@ -141,6 +149,7 @@ export class Store {
     const t = performance.now();
     const bulk = this.bulk!;
     this.s.ftsFill.run(bulk.lexicalFrom);
+    this.lexicalWrite(null);
     bulk.lexicalFrom = Math.max(bulk.lexicalFrom, this.maxEid() + 1);
     return performance.now() - t;
   }
@@ -188,6 +197,20 @@ export class Store {
     return Number(this.meta('entity_generation') ?? 0);
   }
 
+  /** How many of the generation's bumps this connection made (rolled-back ones included). */
+  ownGenerationBumps(): number {
+    return this.ownGenerations;
+  }
+
+  private bumpGeneration(): void {
+    this.ownGenerations++;
+    this.s.bumpEntityGeneration.run();
+  }
+
+  private lexicalWrite(eid: number | null): void {
+    for (const f of this.lexicalWritten) f(eid);
+  }
+
   // --- files -------------------------------------------------------------------------------
 
   file(path: string): FileRow | undefined {
@@ -214,7 +237,7 @@ export class Store {
    * diffing, no lookups). Returns null when the file is already there: use `replaceFile`.
    */
   insertFile(meta: FileMeta, ex: FileExtraction): ReplaceResult | null {
-    this.s.bumpEntityGeneration.run();
+    this.bumpGeneration();
     const bulk = this.bulk;
     if (!bulk || this.s.fileByPath.get(meta.path)) return null;
     // An id already held (elsewhere, or twice in this file) is for the upserts to sort out. Told
@@ -253,7 +276,7 @@ export class Store {
    * resolved), the kept ones, and the ids that disappeared.
    */
   replaceFile(meta: FileMeta, ex: FileExtraction): ReplaceResult {
-    this.s.bumpEntityGeneration.run();
+    this.bumpGeneration();
     const isNew = !this.s.fileByPath.get(meta.path);
     const { fid } = this.s.upsertFile.get({ ...meta, syntaxErrors: ex.syntaxErrors }) as { fid: number };
     const cached = this.last?.fid === fid ? this.last : null;
@@ -272,7 +295,10 @@ export class Store {
         nowEntities.push(prev);
         continue;
       }
-      if (prev && prev.content_hash !== params.contentHash) this.s.ftsDelete.run(prev.eid);
+      if (prev && prev.content_hash !== params.contentHash) {
+        this.s.ftsDelete.run(prev.eid);
+        this.lexicalWrite(prev.eid);
+      }
       const { eid } = this.s.upsertEntity.get(params) as { eid: number };
       eids.set(e.id, eid);
       this.bulk?.eids.set(e.id, eid);
@@ -280,6 +306,7 @@ export class Store {
       // During a bulk load, rows above the watermark are indexed for search at the next commit.
       if ((!this.bulk || eid < this.bulk.lexicalFrom) && (!prev || prev.content_hash !== params.contentHash)) {
         this.s.ftsInsert.run(eid, e.name, splitIdentifier(e.qname), e.signature, e.docstring ?? '', words, e.body);
+        this.lexicalWrite(eid);
       }
     }
     const removedIds: string[] = [];
@@ -390,6 +417,7 @@ export class Store {
    */
   private removeEntity(eid: number, orphaned: number[]): void {
     this.s.ftsDelete.run(eid);
+    this.lexicalWrite(eid);
     this.s.deleteEntity.run(eid);
     for (const r of this.s.refsIntoEid.all(eid) as Array<{ rid: number }>) orphaned.push(r.rid);
     this.s.deleteEdgesIntoEid.run(eid);
@@ -397,7 +425,7 @@ export class Store {
 
   /** Deletes a file and all it contributed; returns the entity ids that went with it. */
   deleteFile(path: string): DeleteResult {
-    this.s.bumpEntityGeneration.run();
+    this.bumpGeneration();
     const f = this.file(path);
     if (!f) return { removedIds: [], orphaned: [] };
     if (this.last?.fid === f.fid) this.last = null;
@@ -436,7 +464,7 @@ export class Store {
 
   /** Config and file targets are entities without a file, created on first use. */
   ensureVirtualEntity(id: string, kind: 'config' | 'file', name: string): void {
-    this.s.bumpEntityGeneration.run();
+    this.bumpGeneration();
     this.s.upsertVirtual.run(id, kind, name, name, kind === 'config' ? `config ${name}` : `file ${name}`);
   }
 

@@ -1,0 +1,147 @@
+// The lexical stream's OR step with common words scored from memory (search/common-terms.ts):
+// the same ranking and scores as FTS5 scoring every row itself, before and after this process
+// edits the index, and after another process does; filling in the background stops when the
+// index changes under it. "Common" is 5 entities here (1,000 in a real index).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../server/src/engine/engine';
+import { CommonTermScores, quote } from '../server/src/engine/search/common-terms';
+import { LexicalStream } from '../server/src/engine/search/lexical';
+import { FtsIndex } from '../server/src/engine/store/fts';
+import { openWorkspace, type TestWorkspace } from './helpers/workspace';
+
+const WORDS = ['value', 'path', 'name', 'read', 'write', 'config', 'cache', 'token'];
+
+/** Module i, function j: a docstring repeating a few of WORDS, so scores differ row to row. */
+function moduleText(i: number): string {
+  const out: string[] = [];
+  for (let j = 0; j < 5; j++) {
+    const words = WORDS.filter((_, w) => (i + j * w) % 3 !== 0).slice(0, 2 + ((i + j) % 4));
+    out.push(`def ${words[0]}_${words[1] ?? 'x'}_${i}_${j}(arg):\n    """${words.join(' ')} ${words.slice(0, 1 + (j % 2)).join(' ')} of item ${i}."""\n    return arg\n`);
+  }
+  return out.join('\n');
+}
+
+let ws: TestWorkspace;
+let fts: FtsIndex;
+beforeAll(async () => {
+  ws = await openWorkspace('python');
+  for (let i = 0; i < 12; i++) ws.write(`bulk/m${i}.py`, moduleText(i));
+  await ws.engine.indexWorkspace();
+  fts = new FtsIndex(ws.engine.store.db);
+});
+afterAll(() => ws.dispose());
+
+const QUERIES = [
+  ['value', 'path'],
+  ['read', 'config', 'cache'],
+  ['name', 'token', 'write', 'item'],
+  ['value', 'nothingmatches'],
+];
+
+/** What FTS5 says when it scores every row: best first, ties by eid. */
+function ftsOr(words: string[], k: number) {
+  return fts
+    .search(words.map(quote).join(' OR '), 10_000)
+    .map((h) => ({ eid: h.eid, score: -h.score }))
+    .sort((a, b) => b.score - a.score || a.eid - b.eid)
+    .slice(0, k);
+}
+
+function expectSame(got: Array<{ eid: number; score: number }> | null, want: Array<{ eid: number; score: number }>): void {
+  expect(got).not.toBeNull();
+  expect(got!.map((h) => h.eid)).toEqual(want.map((h) => h.eid));
+  got!.forEach((h, i) => expect(h.score).toBeCloseTo(want[i].score, 9));
+}
+
+describe('common words scored from memory', () => {
+  it('rank and score as FTS5 does, whatever the depth', () => {
+    const common = new CommonTermScores(fts, ws.engine.store, false, 5);
+    for (const words of QUERIES) {
+      for (const k of [1, 7, 1000]) expectSame(common.orStep(words, k), ftsOr(words, k));
+    }
+    expect(common.size().words).toBeGreaterThan(3);
+    common.dispose();
+  });
+
+  it('leave a query of rare words to FTS5', () => {
+    const common = new CommonTermScores(fts, ws.engine.store, false, 5);
+    expect(common.orStep(['nothingmatches', 'parse_amount'], 10)).toBeNull();
+    common.dispose();
+  });
+
+  it('a range of rowids is scored as the whole query scores it', () => {
+    const all = fts.scoredRows('"value" OR "path"');
+    const mid = all.eids[all.eids.length >> 1];
+    const low = fts.scoredRows('"value" OR "path"', 0, mid);
+    const high = fts.scoredRows('"value" OR "path"', mid + 1, 1e9);
+    expect([...low.eids, ...high.eids]).toEqual([...all.eids]);
+    expect([...low.scores, ...high.scores]).toEqual([...all.scores]);
+  });
+
+  it('this process rewriting a file: the rewritten rows are scored afresh, gone ones are gone', async () => {
+    const common = new CommonTermScores(fts, ws.engine.store, false, 5);
+    common.orStep(['value', 'path'], 10); // shares read
+    const before = common.size().words;
+    // m3's functions go; a new one repeats the query's words.
+    ws.write('bulk/m3.py', 'def value_path_fresh(arg):\n    """value path value path value path."""\n    return arg\n');
+    await ws.engine.syncFiles([{ path: 'bulk/m3.py', type: 'changed' }]);
+    const got = common.orStep(['value', 'path'], 1000)!;
+    expect(common.size().words).toBe(before); // followed, not dropped
+    const fresh = ws.engine.store.entitiesNamed('value_path_fresh')[0].eid;
+    const want = ftsOr(['value', 'path'], 1000);
+    expect(new Set(got.map((h) => h.eid))).toEqual(new Set(want.map((h) => h.eid)));
+    expect(got.find((h) => h.eid === fresh)!.score).toBeCloseTo(want.find((h) => h.eid === fresh)!.score, 9);
+    expect(got.some((h) => ws.engine.store.entitiesByEid([h.eid]).get(h.eid)?.path === 'bulk/m3.py' && h.eid !== fresh)).toBe(false);
+    common.dispose();
+  });
+
+  it('another process writing the index: everything read is dropped and read again', async () => {
+    const common = new CommonTermScores(fts, ws.engine.store, false, 5);
+    common.orStep(['read', 'config'], 10);
+    const other = await Engine.open({ root: ws.root, workers: 0, embeddings: { model: 'none' }, lazy: true });
+    ws.write('bulk/m5.py', 'def read_config_elsewhere(arg):\n    """read config read config."""\n    return arg\n');
+    await other.syncFiles([{ path: 'bulk/m5.py', type: 'changed' }]);
+    await other.close();
+    expectSame(common.orStep(['read', 'config'], 1000), ftsOr(['read', 'config'], 1000));
+    common.dispose();
+  });
+
+  it('the lexical stream answers the same with and without them', () => {
+    const common = new CommonTermScores(fts, ws.engine.store, false, 5);
+    const plain = new LexicalStream(fts);
+    const fast = new LexicalStream(fts, common);
+    for (const q of ['read the config value', 'a token name to write', 'cache', 'value of the path item']) {
+      expect(fast.searchSync(q, 30).map((h) => h.eid)).toEqual(plain.searchSync(q, 30).map((h) => h.eid));
+    }
+    common.dispose();
+  });
+});
+
+describe('filling in the background', () => {
+  it('reads every common word, a slice at a time', async () => {
+    const common = new CommonTermScores(fts, ws.engine.store, false, 5);
+    let turns = 0;
+    await common.warm(async () => void turns++);
+    const vocabulary = fts.vocabulary('', 100_000).filter(([, df]) => df >= 5);
+    expect(common.size().words).toBe(vocabulary.length);
+    expect(common.size().rows).toBe(vocabulary.reduce((n, [, df]) => n + df, 0));
+    common.dispose();
+  });
+
+  it('stops when the index changes under it, keeping nothing it read across the change', async () => {
+    const common = new CommonTermScores(fts, ws.engine.store, false, 5);
+    let wrote = false;
+    // Slices of no time: every step pauses, and the first pause writes.
+    await common.warm(async () => {
+      if (wrote) return;
+      wrote = true;
+      ws.write('bulk/m7.py', 'def token_only(arg):\n    """token."""\n    return arg\n');
+      await ws.engine.syncFiles([{ path: 'bulk/m7.py', type: 'changed' }]);
+    }, -1);
+    expect(wrote).toBe(true);
+    expect(common.size().words).toBe(0);
+    // Queries still agree with FTS5 (what was cut short is read when asked for).
+    expectSame(common.orStep(['token', 'name'], 1000), ftsOr(['token', 'name'], 1000));
+    common.dispose();
+  });
+});
