@@ -549,6 +549,16 @@ export class Engine {
     return done;
   }
 
+  /**
+   * Reads the lexical stream's common words now (what a server does after a quiet spell,
+   * search/common-terms.ts): for benchmarks that measure a server past its first seconds.
+   */
+  async warmSearch(): Promise<void> {
+    this.assertOpen();
+    void this.searchService;
+    await this.commonTerms?.warm();
+  }
+
   /** Search with each stream's own ranking (for the eval). */
   searchDetailed(params: SearchParams, cancel?: Cancellation, options?: SearchOptions): Promise<DetailedSearch> {
     this.assertOpen();

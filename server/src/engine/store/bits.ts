@@ -4,6 +4,8 @@
 // on the same 104K vectors under the same load: 97–155 ms for a pool of 120 against 14–30 ms
 // here, the same 120 candidates). Plain data, no SQL: `vectors.ts` fills and versions it.
 
+import { scanKernel, type ScanKernel } from './bits-kernel';
+
 export class BitIndex {
   private words: Uint32Array;
   /** `words` as bytes: vectors are copied in without an allocation each (100K at the first search). */
@@ -14,12 +16,15 @@ export class BitIndex {
   private count = 0;
   /** Distances of the last scan, kept to avoid an allocation per query. */
   private dist = new Uint16Array(0);
+  /** 256-bit vectors are held and scanned in WebAssembly (./bits-kernel.ts) where it runs. */
+  private readonly kernel: ScanKernel | null;
 
   /** `width`: bytes per vector as stored (dims / 8); padded here to whole 32-bit words. */
-  constructor(readonly width: number) {
+  constructor(readonly width: number, useKernel = true) {
     this.words = new Uint32Array(0);
     this.bytes = new Uint8Array(0);
     this.eids = new Float64Array(0);
+    this.kernel = useKernel && this.stride === 8 ? scanKernel() : null;
   }
 
   get size(): number {
@@ -104,12 +109,15 @@ export class BitIndex {
     if (n === 0 || pool <= 0) return [];
     const s = this.stride;
     const q = toWords(query, s);
-    if (this.dist.length < n) this.dist = new Uint16Array(this.words.length / s);
-    const dist = this.dist;
-    const hist = new Uint32Array(s * 32 + 1);
+    let dist: Uint16Array<ArrayBufferLike> = this.dist;
+    let hist: Uint32Array<ArrayBufferLike> = new Uint32Array(s * 32 + 1);
     const w = this.words;
-    if (s === 8) scan256(w, q, n, dist, hist);
-    else {
+    if (this.kernel) ({ dist, hist } = this.kernel.scan(q, n));
+    else if (s === 8) {
+      if (dist.length < n) dist = this.dist = new Uint16Array(this.words.length / s);
+      scan256(w, q, n, dist, hist);
+    } else {
+      if (dist.length < n) dist = this.dist = new Uint16Array(this.words.length / s);
       for (let i = 0, o = 0; i < n; i++, o += s) {
         let d = 0;
         for (let j = 0; j < s; j++) d += popcount(w[o + j] ^ q[j]);
@@ -137,20 +145,27 @@ export class BitIndex {
     const cap = this.eids.length;
     if (need <= cap) return;
     const next = Math.max(need, cap * 2, 1024);
-    const words = new Uint32Array(next * this.stride);
-    words.set(this.words);
+    if (this.kernel) {
+      this.kernel.reserve(next, this.count);
+      this.words = this.kernel.words;
+      this.bytes = this.kernel.bytes;
+    } else {
+      const words = new Uint32Array(next * this.stride);
+      words.set(this.words);
+      this.words = words;
+      this.bytes = new Uint8Array(words.buffer);
+    }
     const eids = new Float64Array(next);
     eids.set(this.eids);
-    this.words = words;
-    this.bytes = new Uint8Array(words.buffer);
     this.eids = eids;
   }
 }
 
 
 /**
- * The scan for 256-bit vectors (the static table's width), unrolled with the query in locals:
- * 1.6 against 2.8 ms for the stdlib's 73.7K vectors in the loop above.
+ * The scan for 256-bit vectors (the static table's width) where WebAssembly does not run,
+ * unrolled with the query in locals: 1.6 against 2.8 ms for the stdlib's 73.7K vectors in the
+ * loop above.
  */
 function scan256(w: Uint32Array, q: Uint32Array, n: number, dist: Uint16Array, hist: Uint32Array): void {
   const q0 = q[0], q1 = q[1], q2 = q[2], q3 = q[3], q4 = q[4], q5 = q[5], q6 = q[6], q7 = q[7];
