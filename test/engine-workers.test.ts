@@ -47,3 +47,16 @@ test('two worker threads and none give the same entities and edges (Python, Type
     await Promise.all([threaded.close(), inline.close()]);
   }
 });
+
+test('a worker is sent 16 small files at a time, large ones alone or a few together (256 KB of source at most)', async () => {
+  const { batchEnd } = await import('../server/src/engine/workspace/pool');
+  const batches = (sizes: number[]) => {
+    const out: number[][] = [];
+    for (let i = 0; i < sizes.length; i = batchEnd(sizes.map((size) => ({ size })), i)) out.push(sizes.slice(i, batchEnd(sizes.map((size) => ({ size })), i)));
+    return out;
+  };
+  // Largest first, as the pool sends them.
+  const sizes = [700_000, 300_000, 120_000, 100_000, 60_000, ...Array(40).fill(1_000)];
+  expect(batches(sizes)).toEqual([[700_000], [300_000], [120_000, 100_000], [60_000, ...Array(15).fill(1_000)], Array(16).fill(1_000), Array(9).fill(1_000)]);
+  expect(batches([])).toEqual([]);
+});

@@ -12,6 +12,12 @@ import { tierUpLater } from '../v8-tiering';
 
 const BATCH = 16;
 /**
+ * A batch also ends at this many bytes of source. Largest files first, 16 to a batch, the first
+ * batches held the 32 largest files of the stdlib: the main thread waited 3–4 s for anything to
+ * write, and each worker held 16 large files' results at once.
+ */
+const BATCH_BYTES = 256 * 1024;
+/**
  * A worker's objects live for one batch: a small young generation is collected often and
  * cheaply instead of growing to V8's default (tens of MB per worker, all of it RSS).
  */
@@ -25,6 +31,14 @@ export interface PoolOptions {
   shouldStop?: () => boolean;
   /** Told where the time went (worker phases arrive with each batch). */
   clock?: ProfileClock;
+}
+
+/** Where the batch starting at `from` ends: 16 files, or fewer that hold 256 KB, or one larger file. */
+export function batchEnd(queue: ReadonlyArray<{ size?: number }>, from: number): number {
+  let end = from + 1;
+  let bytes = queue[from]?.size ?? 0;
+  while (end < queue.length && end - from < BATCH && bytes + (queue[end].size ?? 0) <= BATCH_BYTES) bytes += queue[end++].size ?? 0;
+  return Math.min(end, queue.length);
 }
 
 export function defaultWorkerCount(): number {
@@ -64,8 +78,9 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
             let inFlight = 0;
             const feed = () => {
               while (inFlight < 2 && next < queue.length && !opts.shouldStop?.()) {
-                w.postMessage(queue.slice(next, next + BATCH));
-                next += BATCH;
+                const end = batchEnd(queue, next);
+                w.postMessage(queue.slice(next, end));
+                next = end;
                 inFlight++;
               }
               if (inFlight === 0) resolve();
