@@ -70,10 +70,10 @@ describe('common words scored from memory', () => {
   });
 
   it('a range of rowids is scored as the whole query scores it', () => {
-    const all = fts.scoredRows('"value" OR "path"');
+    const all = fts.scoredRows('"value" OR "path"')!;
     const mid = all.eids[all.eids.length >> 1];
-    const low = fts.scoredRows('"value" OR "path"', 0, mid);
-    const high = fts.scoredRows('"value" OR "path"', mid + 1, 1e9);
+    const low = fts.scoredRows('"value" OR "path"', 0, mid)!;
+    const high = fts.scoredRows('"value" OR "path"', mid + 1, 1e9)!;
     expect([...low.eids, ...high.eids]).toEqual([...all.eids]);
     expect([...low.scores, ...high.scores]).toEqual([...all.scores]);
   });

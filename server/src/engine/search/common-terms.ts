@@ -96,6 +96,7 @@ export class CommonTermScores {
     };
     if (rare.length) {
       const r = this.fts.scoredRows(rare.map(quote).join(' OR '));
+      if (!r) return this.abandon(touched);
       for (let i = 0; i < r.eids.length; i++) add(r.eids[i], r.scores[i]);
     }
     const dirty = this.dirty.size ? this.dirty : null;
@@ -108,6 +109,7 @@ export class CommonTermScores {
       const all = words.map(quote).join(' OR ');
       for (const [from, to] of this.dirtyRanges()) {
         const r = this.fts.scoredRows(all, from, to);
+        if (!r) return this.abandon(touched);
         for (let i = 0; i < r.eids.length; i++) {
           const eid = r.eids[i];
           if (!dirty.has(eid)) continue;
@@ -120,6 +122,12 @@ export class CommonTermScores {
     const best = topK(touched, this.acc, k);
     for (const eid of touched) this.acc[eid] = 0;
     return best;
+  }
+
+  /** FTS5 failed midway: the sums so far are cleared, and the caller's FTS5 query decides. */
+  private abandon(touched: readonly number[]): null {
+    for (const eid of touched) this.acc[eid] = 0;
+    return null;
   }
 
   /** Drops everything read when the index changed in a way the shares cannot follow. */
@@ -155,7 +163,7 @@ export class CommonTermScores {
     const kept = this.shares.get(word);
     if (kept) return kept;
     const list = this.fts.scoredRows(quote(word));
-    return this.keep(word, list) ? list : null;
+    return list && this.keep(word, list) ? list : null;
   }
 
   private keep(word: string, list: ScoredRows): boolean {
@@ -192,7 +200,7 @@ export class CommonTermScores {
     this.warmTimer = setTimeout(() => {
       // Still changing (an index run): wait for a quiet spell.
       if (this.store.entityGeneration() !== generation) return this.scheduleWarm();
-      void this.warm();
+      this.warm().catch(() => undefined); // a failing read leaves the words to be read when asked
     }, WARM_DELAY_MS);
     this.warmTimer.unref?.();
   }
@@ -228,7 +236,9 @@ export class CommonTermScores {
       const parts: ScoredRows[] = [];
       for (let from = 0; from <= top; from += FILL_SPAN) {
         if (!(await pause())) return;
-        parts.push(this.fts.scoredRows(quote(word), from, from + FILL_SPAN - 1));
+        const part = this.fts.scoredRows(quote(word), from, from + FILL_SPAN - 1);
+        if (!part) return;
+        parts.push(part);
       }
       if (!this.keep(word, concat(parts))) return;
     }

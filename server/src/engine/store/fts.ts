@@ -20,7 +20,6 @@ export class FtsIndex {
   private readonly stmt;
   private readonly allStmt;
   private readonly rangeStmt;
-  private readonly rowStmt;
   private readonly maxStmt;
   private dfStmt: { get(term: string): unknown } | null | undefined;
   private docsStmt: { get(): unknown } | undefined;
@@ -34,36 +33,25 @@ export class FtsIndex {
     const scored = `SELECT rowid, -bm25(entities_fts, ${WEIGHTS.join(', ')}) FROM entities_fts WHERE entities_fts MATCH ?`;
     this.allStmt = db.prepare(scored).raw();
     this.rangeStmt = db.prepare(`${scored} AND rowid BETWEEN ? AND ?`).raw();
-    this.rowStmt = db.prepare(`${scored} AND rowid = ?`).raw();
     this.maxStmt = db.prepare('SELECT rowid FROM entities_fts ORDER BY rowid DESC LIMIT 1').raw();
   }
 
   /**
    * Every row `match` matches, scored, optionally only rowids `from`..`to` (FTS5 takes BM25's
    * document frequencies and lengths from the whole table either way: a range scores its rows
-   * as the whole query would). A syntax error yields no rows.
+   * as the whole query would). null when FTS5 fails (a syntax error, a damaged index).
    */
-  scoredRows(match: string, from?: number, to?: number): ScoredRows {
+  scoredRows(match: string, from?: number, to?: number): ScoredRows | null {
     let rows: Array<[number, number]>;
     try {
       rows = (from === undefined ? this.allStmt.all(match) : this.rangeStmt.all(match, from, to ?? from)) as Array<[number, number]>;
     } catch {
-      rows = [];
+      return null;
     }
     const eids = new Int32Array(rows.length);
     const scores = new Float64Array(rows.length);
     for (let i = 0; i < rows.length; i++) [eids[i], scores[i]] = rows[i];
     return { eids, scores };
-  }
-
-  /** One row's score for `match` (higher is better), or null when the row does not match. */
-  rowScore(match: string, eid: number): number | null {
-    try {
-      const row = this.rowStmt.get(match, eid) as [number, number] | undefined;
-      return row ? row[1] : null;
-    } catch {
-      return null;
-    }
   }
 
   /** The largest rowid in the lexical index (0 when empty). */
