@@ -145,3 +145,34 @@ describe('filling in the background', () => {
     common.dispose();
   });
 });
+
+describe('rows this process rewrote', () => {
+  it('are read again into every word at the next background pass, after which answers still agree with FTS5', async () => {
+    const common = new CommonTermScores(fts, ws.engine.store, false, 5);
+    await common.warm(async () => undefined);
+    ws.write('bulk/m9.py', 'def cache_token_new(arg):\n    """cache token cache token."""\n    return arg\n');
+    await ws.engine.syncFiles([{ path: 'bulk/m9.py', type: 'changed' }]);
+    ws.write('bulk/m1.py', moduleText(1) + '\ndef name_value_added(arg):\n    """name value."""\n    return arg\n');
+    await ws.engine.syncFiles([{ path: 'bulk/m1.py', type: 'changed' }]);
+    const rewritten = common.size().rewritten;
+    expect(rewritten).toBeGreaterThan(0);
+    const words = common.size().words;
+    await common.warm(async () => undefined, -1);
+    // Every word kept (and any that became common with the edits), none of them waiting for a re-read.
+    expect(common.size().rewritten).toBe(0);
+    expect(common.size().words).toBeGreaterThanOrEqual(words);
+    // The rows written are read again from FTS5: their scores are what a fresh read gives (the
+    // rows left alone keep the shares read before the edits moved document frequencies a little).
+    const fresh = new CommonTermScores(fts, ws.engine.store, false, 5);
+    const written = new Set(['cache_token_new', 'name_value_added'].map((n) => ws.engine.store.entitiesNamed(n)[0].eid));
+    for (const q of [['cache', 'token'], ['name', 'value', 'item'], ['read', 'write']]) {
+      const got = common.orStep(q, 1000)!;
+      const want = ftsOr(q, 1000);
+      expect(new Set(got.map((h) => h.eid))).toEqual(new Set(want.map((h) => h.eid)));
+      const mine = new Map(got.map((h) => [h.eid, h.score]));
+      for (const h of fresh.orStep(q, 1000)!) if (written.has(h.eid)) expect(mine.get(h.eid)).toBeCloseTo(h.score, 9);
+    }
+    fresh.dispose();
+    common.dispose();
+  });
+});

@@ -4,9 +4,10 @@
 // word's share depending on the word and the row only, so a common word's share in every row
 // that holds it is read once and kept; FTS5 then scores the rare words' rows alone and the
 // shares are added from memory. While nothing is written the sum is FTS5's own score for the
-// OR query (the tests compare them). Rows this process rewrites are scored again by FTS5; a write
-// by another process, or a bulk load, drops the lot. A server fills it after a quiet spell, in
-// slices between requests; a one-shot command keeps the words it met.
+// OR query (the tests compare them). Rows this process rewrites are scored again by FTS5 until a
+// quiet spell, when they are read again into every word; a write by another process, or a bulk
+// load, drops the lot. A server fills it after a quiet spell, in slices between requests; a
+// one-shot command keeps the words it met.
 import type { FtsIndex, ScoredRows } from '../store/fts';
 import type { Store } from '../store/store';
 import type { StreamHit } from './types';
@@ -43,10 +44,15 @@ export class CommonTermScores {
   /** Per-row score sums of one query (0: untouched), reused. */
   private acc = new Float64Array(0);
   private warmTimer: NodeJS.Timeout | undefined;
+  /** The entity generation a quiet-spell timer last saw. */
+  private quietSince = Number.NaN;
+  /** Counts the times everything read was dropped (a background pass stops when it moves). */
+  private epoch = 0;
   private closed = false;
   private readonly onWrite = (eid: number | null) => {
     if (eid === null) this.stale = true;
     else this.dirty.add(eid);
+    if (this.background) this.scheduleWarm();
   };
 
   constructor(
@@ -67,9 +73,9 @@ export class CommonTermScores {
     this.store.lexicalWritten.delete(this.onWrite);
   }
 
-  /** Words kept and rows held (tests, status). */
-  size(): { words: number; rows: number } {
-    return { words: this.shares.size, rows: this.rows };
+  /** Words kept, rows held, and rows rewritten since they were read (tests, status). */
+  size(): { words: number; rows: number; rewritten: number } {
+    return { words: this.shares.size, rows: this.rows, rewritten: this.dirty.size };
   }
 
   /**
@@ -137,6 +143,7 @@ export class CommonTermScores {
     const followed = !this.stale && generation - this.generation === own - this.ownBumps && this.dirtyRanges().length <= MAX_DIRTY_RANGES;
     if (followed) return;
     const hadAny = this.shares.size > 0;
+    this.epoch++;
     this.shares.clear();
     this.docFreq.clear();
     this.dirty.clear();
@@ -193,22 +200,30 @@ export class CommonTermScores {
 
   // --- filling in the background (a server) ---------------------------------------------------
 
+  /** A background pass once the index has not changed for a quiet spell (two timer ticks alike). */
   private scheduleWarm(): void {
     if (this.closed) return;
     clearTimeout(this.warmTimer);
-    const generation = this.store.entityGeneration();
     this.warmTimer = setTimeout(() => {
-      // Still changing (an index run): wait for a quiet spell.
-      if (this.store.entityGeneration() !== generation) return this.scheduleWarm();
+      const generation = this.store.entityGeneration();
+      if (generation !== this.quietSince) {
+        this.quietSince = generation;
+        return this.scheduleWarm();
+      }
       this.warm().catch(() => undefined); // a failing read leaves the words to be read when asked
     }, WARM_DELAY_MS);
     this.warmTimer.unref?.();
   }
 
-  /** Reads every common word's shares, a slice per turn; stops when the index changes under it. */
+  /**
+   * The background pass, a slice per turn: rows this process rewrote are read again into every
+   * word kept (queries then stop scoring them apart), then every common word not kept is read.
+   * Stops when the index changes under it.
+   */
   async warm(turn: () => Promise<void> = () => new Promise((r) => setImmediate(r)), sliceMs = SLICE_MS): Promise<void> {
     this.validate();
     const startedAt = this.store.entityGeneration();
+    const epoch = this.epoch;
     let sliceStart = performance.now();
     /** Yields to requests when the slice is spent; false when the index changed meanwhile. */
     const pause = async (): Promise<boolean> => {
@@ -216,12 +231,29 @@ export class CommonTermScores {
       await turn();
       sliceStart = performance.now();
       // Written meanwhile (an edit, another process, a bulk load): what is read no longer adds up.
-      if (this.closed || this.stale || this.store.entityGeneration() !== startedAt) {
+      if (this.closed || this.stale || this.epoch !== epoch || this.store.entityGeneration() !== startedAt) {
         if (!this.closed && this.background) this.scheduleWarm();
         return false;
       }
       return true;
     };
+    if (this.dirty.size) {
+      const rewritten = [...this.dirty];
+      const ranges = this.dirtyRanges();
+      for (const [word, list] of [...this.shares]) {
+        let next = list;
+        for (const [from, to] of ranges) {
+          if (!(await pause())) return;
+          const fresh = this.fts.scoredRows(quote(word), from, to);
+          if (!fresh) return;
+          next = splice(next, from, to, fresh);
+        }
+        this.rows += next.eids.length - list.eids.length;
+        this.shares.set(word, next);
+      }
+      // Nothing was written meanwhile (the generation did not move): every word has them now.
+      for (const eid of rewritten) this.dirty.delete(eid);
+    }
     const words: Array<[string, number]> = [];
     for (let after = ''; ; ) {
       const page = this.fts.vocabulary(after, VOCAB_PAGE);
@@ -243,6 +275,33 @@ export class CommonTermScores {
       if (!this.keep(word, concat(parts))) return;
     }
   }
+}
+
+/** `list` with its rows from `from` to `to` (rowids) replaced by `fresh`'s; both in rowid order. */
+function splice(list: ScoredRows, from: number, to: number, fresh: ScoredRows): ScoredRows {
+  const lo = lowerBound(list.eids, from);
+  const hi = lowerBound(list.eids, to + 1);
+  const n = lo + fresh.eids.length + list.eids.length - hi;
+  const eids = new Int32Array(n);
+  const scores = new Float64Array(n);
+  eids.set(list.eids.subarray(0, lo));
+  eids.set(fresh.eids, lo);
+  eids.set(list.eids.subarray(hi), lo + fresh.eids.length);
+  scores.set(list.scores.subarray(0, lo));
+  scores.set(fresh.scores, lo);
+  scores.set(list.scores.subarray(hi), lo + fresh.eids.length);
+  return { eids, scores };
+}
+
+function lowerBound(eids: Int32Array, eid: number): number {
+  let lo = 0;
+  let hi = eids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (eids[mid] < eid) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function concat(parts: ScoredRows[]): ScoredRows {
