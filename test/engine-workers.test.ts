@@ -60,3 +60,27 @@ test('a worker is sent 16 small files at a time, large ones alone or a few toget
   expect(batches(sizes)).toEqual([[700_000], [300_000], [120_000, 100_000], [60_000, ...Array(15).fill(1_000)], Array(16).fill(1_000), Array(9).fill(1_000)]);
   expect(batches([])).toEqual([]);
 });
+
+test('an index command parsing in worker threads loads no grammar on its own thread; a small run loads them itself', async () => {
+  const Compiled = (require(DIST) as { Engine: typeof Engine }).Engine;
+  const big = await Compiled.open({ root: tree(), workers: 2, embeddings: { model: 'none' }, grammars: 'when-parsing' });
+  const small = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-workers-'));
+  roots.push(small);
+  fs.cpSync(path.join(FIXTURES, 'python'), small, { recursive: true });
+  const few = await Compiled.open({ root: small, workers: 2, embeddings: { model: 'none' }, grammars: 'when-parsing' });
+  const plain = await Engine.open({ root: small, workers: 0, embeddings: { model: 'none' } });
+  try {
+    expect((await big.indexWorkspace()).files).toBeGreaterThan(2 * 32);
+    expect(big.startupSteps().grammars).toBeUndefined();
+    const s = await few.indexWorkspace();
+    expect(few.startupSteps().grammars).toBeGreaterThan(0);
+    const p = await plain.indexWorkspace();
+    expect({ entities: s.entities, edges: s.edges }).toEqual({ entities: p.entities, edges: p.edges });
+    // Later work on this thread loads them when it needs them.
+    fs.appendFileSync(path.join(small, 'shop', 'base.py'), '\n\ndef added_later():\n    return 1\n');
+    await few.syncFiles([{ path: 'shop/base.py', type: 'changed' }]);
+    expect(few.fileEntities('shop/base.py').some((e) => e.name === 'added_later')).toBe(true);
+  } finally {
+    await Promise.all([big.close(), few.close(), plain.close()]);
+  }
+});

@@ -98,6 +98,8 @@ export function openEngine(o: GlobalOptions, forIndex = false): Promise<Engine> 
     maxFileBytes: shape.maxFileBytes ?? undefined,
     embeddings: model ? { model } : undefined,
     lazy: !forIndex,
+    // The index run parses in worker threads unless it is small: grammars here only then.
+    grammars: forIndex ? 'when-parsing' : undefined,
     log: (m) => {
       if (o.verbose || /rebuil/.test(m)) process.stderr.write(`nsccn: ${m}\n`);
     },

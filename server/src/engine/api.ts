@@ -81,11 +81,13 @@ export interface EngineOptions {
    */
   lazy?: boolean;
   /**
-   * When a server's engine loads the tree-sitter grammars: during `open` (the default), or in
-   * the `background` after it (answers from the index come ~60 ms sooner; wait for
-   * `grammarsPending()` before `openDocument`).
+   * When a server's engine loads the tree-sitter grammars: during `open` (the default), in the
+   * `background` after it (answers from the index come ~60 ms sooner; wait for
+   * `grammarsPending()` before `openDocument`), or only `when-parsing` on this thread (an index
+   * command: a run large enough for worker threads parses there, and ~30 MB of parsers on this
+   * thread would sit unused; `loadGrammars` before `openDocument` or a skeleton).
    */
-  grammars?: 'open' | 'background';
+  grammars?: 'open' | 'background' | 'when-parsing';
   /**
    * When SQLite's integrity check of an existing index runs (it reads the whole file): at `open`
    * (the default; a damaged index is rebuilt there), in the `background` after open (a server:

@@ -186,7 +186,7 @@ export class Engine {
     engine.steps.database = openMs;
     engine.steps.engine = performance.now() - t;
     if (!options.lazy && options.grammars === 'background') engine.loadGrammars().catch(() => undefined); // tried again by whoever needs them
-    else if (!options.lazy) await engine.loadGrammars();
+    else if (!options.lazy && options.grammars !== 'when-parsing') await engine.loadGrammars();
     if (rebuiltBecause) engine.notes.push(`index rebuilt: ${rebuiltBecause}`);
     if (readOnlyBecause) {
       engine.readOnlyBecause = readOnlyBecause;
@@ -299,11 +299,15 @@ export class Engine {
     this.log(`index run: ${fresh.why}`);
     // The grammars of the files to parse (all after an interrupted run: any file may be).
     const langs = fresh.parse ? [...new Set(fresh.parse.map((p) => languageForPath(p)).filter((l): l is LanguageSupport => !!l))] : LANGUAGES;
-    const run = Promise.all([onDemand.indexer(), this.loadGrammars(langs)]).then(([{ indexFromDisk }]) => indexFromDisk(
+    // Loaded here unless they wait for a run that parses on this thread (`grammars: when-parsing`).
+    const onThisThread = () => this.loadGrammars(langs);
+    const grammars = this.opts.grammars === 'when-parsing' ? undefined : onThisThread();
+    const run = Promise.all([onDemand.indexer(), grammars]).then(([{ indexFromDisk }]) => indexFromDisk(
       {
         root: this.root,
         host: this.host,
         parsers: this.parsers,
+        loadGrammars: onThisThread,
         rules: this.rules,
         exclude: this.opts.exclude ?? [],
         maxFileBytes,

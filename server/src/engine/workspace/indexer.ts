@@ -28,6 +28,8 @@ export interface IndexContext {
   /** The one way into the index; its store is also where the run's transactions are opened. */
   host: IndexHost;
   parsers: Parsers;
+  /** Makes `parsers` ready for the run's languages: called before a file is parsed on this thread. */
+  loadGrammars?: () => Promise<void>;
   rules: IgnoreRules;
   exclude: string[];
   maxFileBytes: number;
@@ -217,7 +219,7 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
     }
     writer.write(writes);
   };
-  const parseOpts = { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop, clock };
+  const parseOpts = { root: ctx.root, maxBytes: ctx.maxFileBytes, workers: ctx.workers, shouldStop: ctx.shouldStop, clock, loadGrammars: ctx.loadGrammars };
   const onBatch = (batch: FileOutcome[]) => {
     apply(batch);
     collect();

@@ -31,6 +31,8 @@ export interface PoolOptions {
   shouldStop?: () => boolean;
   /** Told where the time went (worker phases arrive with each batch). */
   clock?: ProfileClock;
+  /** Makes `parsers` ready: awaited before parsing on the calling thread (workers load their own). */
+  loadGrammars?: () => Promise<void>;
 }
 
 /** Where the batch starting at `from` ends: 16 files, or fewer that hold 256 KB, or one larger file. */
@@ -54,6 +56,7 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
   const wanted = opts.workers ?? defaultWorkerCount();
   const n = Math.min(wanted, Math.ceil(jobs.length / BATCH));
   if (n <= 0 || jobs.length < 2 * BATCH || !fs.existsSync(script)) {
+    if (jobs.length) await opts.loadGrammars?.();
     for (let i = 0; i < jobs.length; i += BATCH) {
       if (opts.shouldStop?.()) return;
       sink(jobs.slice(i, i + BATCH).map((j) => processFile(opts.root, j, parsers, opts.maxBytes, opts.clock)));
