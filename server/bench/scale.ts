@@ -13,7 +13,8 @@ export async function benchScale(): Promise<Record<string, unknown>> {
   const dbPath = path.join(tmp, 'index.db');
   try {
     const t0 = performance.now();
-    const engine = await Engine.open({ root, dbPath, embeddings: { model: 'none' } });
+    // Opened as `nsccn index` opens it: grammars on this thread only if the run parses here.
+    const engine = await Engine.open({ root, dbPath, embeddings: { model: 'none' }, grammars: 'when-parsing' });
     const cold = await engine.indexWorkspace();
     const coldSeconds = (performance.now() - t0) / 1000;
     const peakRssColdMB = Math.round(process.resourceUsage().maxRSS / 1024);
