@@ -2,7 +2,7 @@
 // the same ranking and scores as FTS5 scoring every row itself, before and after this process
 // edits the index, and after another process does; filling in the background stops when the
 // index changes under it. "Common" is 5 entities here (1,000 in a real index).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
 import { CommonTermScores, quote } from '../server/src/engine/search/common-terms';
 import { LexicalStream } from '../server/src/engine/search/lexical';
@@ -174,5 +174,27 @@ describe('rows this process rewrote', () => {
     }
     fresh.dispose();
     common.dispose();
+  });
+});
+
+describe('a server', () => {
+  it('fills every common word once the index has stood still for a quiet spell, and waits while it is written', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate'] });
+    try {
+      const common = new CommonTermScores(fts, ws.engine.store, true, 5);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(common.size().words).toBe(0);
+      // A write (this process's) restarts the wait.
+      ws.write('bulk/m10.py', 'def value_written(arg):\n    """value."""\n    return arg\n');
+      await ws.engine.syncFiles([{ path: 'bulk/m10.py', type: 'changed' }]);
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(common.size().words).toBe(0);
+      await vi.advanceTimersByTimeAsync(10_000);
+      const vocabulary = fts.vocabulary('', 100_000).filter(([, df]) => df >= 5);
+      expect(common.size()).toMatchObject({ words: vocabulary.length, rewritten: 0 });
+      common.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
