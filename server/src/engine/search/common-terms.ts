@@ -16,7 +16,15 @@ import type { StreamHit } from './types';
 export const COMMON_DF = 1000;
 /** Rows kept at most, over all words (12 bytes each). */
 const MAX_ROWS = 4_000_000;
-/** Rows this process rewrote since the scores were read: scored again by FTS5, in rowid ranges. */
+/**
+ * Rowids summed in a dense array (16 MB at most); larger ones in a map. Rowids are never reused,
+ * so a long-lived index's grow past its entity count.
+ */
+const DENSE_EIDS = 1 << 21;
+/**
+ * Rows this process rewrote are scored again by FTS5 at each query, a query per rowid range,
+ * until the next background pass re-reads them; past this many ranges everything read is dropped.
+ */
 const MAX_DIRTY_RANGES = 4;
 /** Rewritten rows closer than this share one range query. */
 const RANGE_GAP = 2000;
@@ -45,8 +53,9 @@ export class CommonTermScores {
   private readonly dirty = new Set<number>();
   /** A write the shares cannot follow (a bulk fill). */
   private stale = true;
-  /** Per-row score sums of one query (0: untouched), reused. */
+  /** Per-row score sums of one query (0: untouched), reused; rowids from `denseEids` on in `far`. */
   private acc = new Float64Array(0);
+  private readonly far = new Map<number, number>();
   private warmTimer: NodeJS.Timeout | undefined;
   /** The entity generation a quiet-spell timer last saw. */
   private quietSince = Number.NaN;
@@ -66,6 +75,8 @@ export class CommonTermScores {
     private readonly background: boolean,
     /** The document frequency from which a word is common (tests use small workspaces). */
     private readonly commonDf = COMMON_DF,
+    /** Rowids below this are summed in an array, the others in a map (tests use a small one). */
+    private readonly denseEids = DENSE_EIDS,
   ) {
     store.lexicalWritten.add(this.onWrite);
     if (background) this.scheduleWarm();
@@ -100,6 +111,7 @@ export class CommonTermScores {
     }
     const touched: number[] = [];
     const add = (eid: number, score: number) => {
+      if (eid >= this.denseEids) return this.addFar(touched, eid, score, false);
       if (eid >= this.acc.length) this.grow(eid);
       if (this.acc[eid] === 0) touched.push(eid);
       this.acc[eid] += score;
@@ -123,20 +135,38 @@ export class CommonTermScores {
         for (let i = 0; i < r.eids.length; i++) {
           const eid = r.eids[i];
           if (!dirty.has(eid)) continue;
+          if (eid >= this.denseEids) {
+            this.addFar(touched, eid, r.scores[i], true);
+            continue;
+          }
           if (eid >= this.acc.length) this.grow(eid);
           if (this.acc[eid] === 0) touched.push(eid);
           this.acc[eid] = r.scores[i];
         }
       }
     }
-    const best = topK(touched, this.acc, k);
-    for (const eid of touched) this.acc[eid] = 0;
+    const far = this.far;
+    const dense = this.acc;
+    const limit = this.denseEids;
+    const best = topK(touched, (eid) => (eid < limit ? dense[eid] : far.get(eid)!), k);
+    this.clear(touched);
     return best;
+  }
+
+  private addFar(touched: number[], eid: number, score: number, replace: boolean): void {
+    const had = this.far.get(eid);
+    if (had === undefined) touched.push(eid);
+    this.far.set(eid, replace || had === undefined ? score : had + score);
+  }
+
+  private clear(touched: readonly number[]): void {
+    for (const eid of touched) if (eid < this.denseEids) this.acc[eid] = 0;
+    this.far.clear();
   }
 
   /** FTS5 failed midway: the sums so far are cleared, and the caller's FTS5 query decides. */
   private abandon(touched: readonly number[]): null {
-    for (const eid of touched) this.acc[eid] = 0;
+    this.clear(touched);
     return null;
   }
 
@@ -197,7 +227,7 @@ export class CommonTermScores {
   }
 
   private grow(eid: number): void {
-    const next = new Float64Array(Math.max(eid + 1, Math.ceil(this.acc.length * 1.5)));
+    const next = new Float64Array(Math.min(this.denseEids, Math.max(eid + 1, Math.ceil(this.acc.length * 1.5))));
     next.set(this.acc);
     this.acc = next;
   }
@@ -323,9 +353,9 @@ function concat(parts: ScoredRows[]): ScoredRows {
   return { eids, scores };
 }
 
-/** The k best of `eids` by `score[eid]`, best first, ties by eid (a bounded heap, worst on top). */
-export function topK(eids: readonly number[], score: Float64Array, k: number): StreamHit[] {
-  const worse = (a: number, b: number) => score[a] < score[b] || (score[a] === score[b] && a > b);
+/** The k best of `eids` by `score(eid)`, best first, ties by eid (a bounded heap, worst on top). */
+export function topK(eids: readonly number[], score: (eid: number) => number, k: number): StreamHit[] {
+  const worse = (a: number, b: number) => score(a) < score(b) || (score(a) === score(b) && a > b);
   const heap: number[] = [];
   for (const eid of eids) {
     if (heap.length < k) {
@@ -352,5 +382,5 @@ export function topK(eids: readonly number[], score: Float64Array, k: number): S
       }
     }
   }
-  return heap.sort((a, b) => score[b] - score[a] || a - b).map((eid) => ({ eid, score: score[eid] }));
+  return heap.sort((a, b) => score(b) - score(a) || a - b).map((eid) => ({ eid, score: score(eid) }));
 }
