@@ -153,7 +153,9 @@ export class Engine {
   private get searchService(): SearchService {
     if (!this.search_) {
       const fts = new FtsIndex(this.db);
-      this.commonTerms = new CommonTermScores(fts, this.store, !this.opts.lazy);
+      // Kept scores pay from the second search on: a one-shot command (lazy) asks FTS5 alone,
+      // which also spares it the vocabulary reads that decide which words are common.
+      this.commonTerms = this.opts.lazy ? null : new CommonTermScores(fts, this.store, true);
       const lexical = new LexicalStream(fts, this.commonTerms);
       const exact = new ExactNameStream(this.store);
       const signals = new SignalStream(this.store, fts);
