@@ -7,7 +7,7 @@
 // OR query (the tests compare them). Rows this process rewrites are scored again by FTS5 until a
 // quiet spell, when they are read again into every word; a write by another process, or a bulk
 // load, drops the lot. A server fills it after a quiet spell, in slices between requests; a
-// one-shot command keeps the words it met.
+// one-shot command (a lazy engine) does without: kept scores pay from a process's second search.
 import type { FtsIndex, ScoredRows } from '../store/fts';
 import type { Store } from '../store/store';
 import type { StreamHit } from './types';
