@@ -51,6 +51,7 @@ export class CommonTermScores {
   private ownBumps = 0;
   /** Rows this process wrote since the shares were read. */
   private readonly dirty = new Set<number>();
+  private ranges: Array<[number, number]> | null = null;
   /** A write the shares cannot follow (a bulk fill). */
   private stale = true;
   /** Per-row score sums of one query (0: untouched), reused; rowids from `denseEids` on in `far`. */
@@ -64,7 +65,10 @@ export class CommonTermScores {
   private closed = false;
   private readonly onWrite = (eid: number | null) => {
     if (eid === null) this.stale = true;
-    else this.dirty.add(eid);
+    else {
+      this.dirty.add(eid);
+      this.ranges = null;
+    }
     if (this.background) this.scheduleWarm();
   };
 
@@ -181,6 +185,7 @@ export class CommonTermScores {
     this.shares.clear();
     this.docFreq.clear();
     this.dirty.clear();
+    this.ranges = null;
     this.rows = 0;
     this.stale = false;
     this.generation = generation;
@@ -214,7 +219,12 @@ export class CommonTermScores {
     return true;
   }
 
+  /** The rowid ranges of the rewritten rows (kept until the set changes: every query asks). */
   private dirtyRanges(): Array<[number, number]> {
+    return (this.ranges ??= this.rangesOf());
+  }
+
+  private rangesOf(): Array<[number, number]> {
     if (!this.dirty.size) return [];
     const sorted = [...this.dirty].sort((a, b) => a - b);
     const out: Array<[number, number]> = [[sorted[0], sorted[0]]];
@@ -287,6 +297,7 @@ export class CommonTermScores {
       }
       // Nothing was written meanwhile (the generation did not move): every word has them now.
       for (const eid of rewritten) this.dirty.delete(eid);
+      this.ranges = null;
     }
     const words: Array<[string, number]> = [];
     for (let after = ''; ; ) {
