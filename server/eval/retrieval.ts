@@ -4,6 +4,9 @@
 //              the one right answer;
 //   web        short how-to questions written by hand (data/web-questions.tsv);
 //   bugs       bug-report-style texts, some with tracebacks (data/bug-reports.txt).
+//   issues     tracker-style reports whose tracebacks rarely reach the fault and which mostly never
+//              name it (data/issue-reports.txt): the file-level localisation set. Held out: no
+//              weight or rule is fitted on it, and its answers do not shape the docstring sample.
 // Every set has a dev and a test half (tune on dev, check on test). Systems: each stream alone,
 // plain RRF of lexical+static (the fusion before issue 18, for reference), `nsccn` (the engine's
 // own answer), and two plain BM25 baselines — over function source and over whole files.
@@ -26,7 +29,7 @@ import { discover, IgnoreRules } from '../src/engine/workspace/discover';
 import { Bm25 } from './bm25';
 import { stdlibPath } from './python-paths';
 import { filesOf, firstHit, metrics, type Metrics, type Outcome } from './retrieval/metrics';
-import { loadBugReports, loadWebQuestions, type EvalQuery } from './retrieval/query-sets';
+import { dataDir, loadBugReports, loadWebQuestions, type EvalQuery } from './retrieval/query-sets';
 import { listDocumentedFunctions, removeDocstrings, sample, usableQuestion, type DocumentedFunction } from './stdlib-sample';
 
 export type { Metrics } from './retrieval/metrics';
@@ -43,7 +46,7 @@ export interface RetrievalEvalOptions {
   log?: (m: string) => void;
 }
 
-export type SetName = 'docstring' | 'web' | 'bugs';
+export type SetName = 'docstring' | 'web' | 'bugs' | 'issues';
 export type SplitMetrics = Record<'all' | 'dev' | 'test', Record<string, Metrics>>;
 
 export interface RetrievalEvalResult {
@@ -67,10 +70,11 @@ export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise
   const seed = opts.seed ?? 7;
   const t0 = performance.now();
   const { web, bugs, all, picked } = evalQuestions(stdlib, opts.sample ?? 600, seed);
+  const issues = loadBugReports(path.join(dataDir(), 'issue-reports.txt'));
   const docstring: EvalQuery[] = picked.map((f, i) => ({ query: f.query, answers: [`${f.path}:${f.qname}`], split: i % 2 ? 'test' : 'dev' }));
   const copy = opts.reuse ?? makeEvalCopy(stdlib, picked);
   const tPrepared = performance.now();
-  log(`eval: ${picked.length} docstring questions from ${all.length} documented functions, ${web.length} web questions, ${bugs.length} bug reports; copy at ${copy}`);
+  log(`eval: ${picked.length} docstring questions from ${all.length} documented functions, ${web.length} web questions, ${bugs.length} bug reports, ${issues.length} issue reports; copy at ${copy}`);
 
   const embeddings = opts.embeddings ?? { model: 'none' };
   const engine = await Engine.open({ root: copy, dbPath: path.join(copy, '.nsccn', 'index.db'), embeddings, log: (m) => log(`  ${m}`) });
@@ -83,7 +87,7 @@ export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise
     log(`eval: indexed ${status.entities} entities; streams ${status.streams.join(', ')}`);
     const baselines = buildBaselines(engine, copy);
 
-    const sets: Record<SetName, EvalQuery[]> = { docstring, web, bugs };
+    const sets: Record<SetName, EvalQuery[]> = { docstring, web, bugs, issues };
     const out = {} as Record<SetName, SplitMetrics>;
     const notIndexed = {} as Record<SetName, number>;
     for (const [name, queries] of Object.entries(sets) as Array<[SetName, EvalQuery[]]>) {
