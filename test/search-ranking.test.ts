@@ -121,11 +121,48 @@ describe('test code', () => {
 describe('file ranking', () => {
   it('ranks files from their entities when asked, best file first with its hits', async () => {
     const r = await ws.engine.search({ query: 'invoice amount', files: true, limit: 3 });
-    // The code file first; its test file (demoted, but about invoice amounts) after it.
-    expect(r.files?.map((f) => f.file)).toEqual(['billing/invoice.py', 'tests/test_invoice.py', 'billing/params.py']);
+    // The code files first; the test file (about invoice amounts, but demoted) after them.
+    expect(r.files?.map((f) => f.file)).toEqual(['billing/invoice.py', 'billing/params.py', 'billing/tax.py']);
+    const all = (await ws.engine.search({ query: 'invoice amount', files: true })).files?.map((f) => f.file) ?? [];
+    expect(all.indexOf('tests/test_invoice.py')).toBe(all.length - 1);
+    const withTests = await ws.engine.search({ query: 'invoice amount', files: true, includeTests: true, limit: 3 });
+    expect(withTests.files?.map((f) => f.file)).toContain('tests/test_invoice.py');
     expect(r.files?.[0].hits[0]).toBe('func:billing/invoice.py:parse_amount');
     expect(r.files?.[0].score).toBeGreaterThan(r.files![1].score);
     expect((await ws.engine.search({ query: 'invoice amount' })).files).toBeUndefined();
+  });
+});
+
+describe('what a report names', () => {
+  it('an exception class of the workspace that a report quotes points at the code that raises it', async () => {
+    const report = 'Nightly billing stops with InvoiceError whenever a customer writes a currency sign next to the number. Could it be more lenient?';
+    const d = await ws.engine.searchDetailed({ query: report });
+    const signals = (d.perStream.signals ?? []).map((eid) => ws.engine.store.entityByEid(eid)?.id);
+    expect(signals[0]).toBe('func:billing/invoice.py:parse_amount');
+    // A builtin exception has no class here, so no raisers: vat_for raises KeyError, unnamed.
+    const builtin = await ws.engine.searchDetailed({ query: 'The job stops with a KeyError when the country is missing from the table, please explain' });
+    expect((builtin.perStream.signals ?? []).map((eid) => ws.engine.store.entityByEid(eid)?.id)).not.toContain('func:billing/tax.py:vat_for');
+  });
+
+  it('files: the ranked entities, the lexical order and the files a report names by path are three views fused by rank', async () => {
+    const { rankFiles } = await import('../server/src/engine/search/files');
+    const ranked = [
+      { id: 'a1', file: 'a.py', score: 3 },
+      { id: 'b1', file: 'b.py', score: 2 },
+      { id: 'c1', file: 'c.py', score: 1 },
+    ];
+    const order = (files: Array<{ file: string }>) => files.map((f) => f.file);
+    expect(order(rankFiles(ranked, 10))).toEqual(['a.py', 'b.py', 'c.py']);
+    // The lexical stream spreads its hits over c.py: it passes b.py, which the words miss.
+    const lexical = ['c', 'c', 'a', 'c'].map((f, i) => ({ id: `${f}${i}`, file: `${f}.py`, weight: 1 }));
+    expect(order(rankFiles(ranked, 10, lexical))).toEqual(['a.py', 'c.py', 'b.py']);
+    // A test file stays after the code, though both views hold it.
+    const demoted = <T extends { file: string }>(h: T) => ({ ...h, weight: h.file === 'c.py' ? 0.05 : 1 });
+    expect(order(rankFiles(ranked.map(demoted), 10, lexical.map(demoted)))).toEqual(['a.py', 'b.py', 'c.py']);
+    // A file the report names, found by no stream, joins the list (above a file one view found
+    // second); named and found, it rises.
+    expect(order(rankFiles(ranked, 10, lexical, ['d.py']))).toEqual(['a.py', 'c.py', 'd.py', 'b.py']);
+    expect(order(rankFiles(ranked, 10, lexical, ['b.py']))).toEqual(['a.py', 'b.py', 'c.py']);
   });
 });
 
@@ -143,7 +180,7 @@ describe('empty queries', () => {
     expect(empty.stderr).toMatch(/non-empty query/);
     const files = run('search', 'invoice amount', '--files', '--limit', '2');
     expect(files.status).toBe(0);
-    expect(files.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1])).toEqual(['billing/invoice.py', 'tests/test_invoice.py']);
+    expect(files.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1])).toEqual(['billing/invoice.py', 'billing/params.py']);
     const json = JSON.parse(run('search', 'total due', '--tests', '--json').stdout);
     expect(json.results[0].id).toBe('func:tests/test_invoice.py:test_total_due');
     fs.rmSync(root, { recursive: true, force: true });

@@ -14,7 +14,7 @@ import type { EntityDbRow } from '../store/read-rows';
 import { rankFiles } from './files';
 import { reciprocalRankFusion, type Fused } from './fuse';
 import { analyzeQuery } from './query';
-import { frameEntities } from './signals';
+import { frameEntities, workspaceFile } from './signals';
 import { languageForPath } from '../languages/registry';
 
 import type { SearchStream, StreamHit } from './types';
@@ -124,7 +124,7 @@ export class SearchService {
       leadWith(candidates, [...new Set(holders)], (c) => c.row.eid, (c) => c.factor);
     }
     const results = candidates.slice(0, limit).map((c) => toResult(c.row, c.score, c.fused.ranks));
-    const files: SearchFileResult[] | undefined = params.files ? rankFiles(candidates.map((c) => ({ id: c.row.id, file: c.row.path!, score: c.score })), limit) : undefined;
+    const files: SearchFileResult[] | undefined = params.files ? this.files(candidates, profile === 'identifier' ? [] : (hits.lexical ?? []), signals.paths, limit) : undefined;
     return {
       results,
       streams: streams.map((s) => s.name),
@@ -132,6 +132,17 @@ export class SearchService {
       perStream,
       ...(options.explain ? { candidates: candidates.map((c) => ({ eid: c.row.eid, features: c.features ?? [] })) } : {}),
     };
+  }
+
+  /** The file ranking (./files.ts): the ranked candidates, and the lexical stream's order among them (filters and demotions kept). */
+  private files(candidates: Candidate[], lexical: StreamHit[], paths: string[], limit: number): SearchFileResult[] {
+    const byEid = new Map(candidates.map((c) => [c.row.eid, c]));
+    const words = lexical.flatMap((h) => {
+      const c = byEid.get(h.eid);
+      return c ? [{ id: c.id, file: c.row.path!, weight: c.factor }] : [];
+    });
+    const named = [...new Set(paths.map((p) => workspaceFile(this.store, p)).filter((f): f is string => f !== null))];
+    return rankFiles(candidates.map((c) => ({ id: c.row.id, file: c.row.path!, score: c.score, weight: c.factor })), limit, words, named);
   }
 }
 

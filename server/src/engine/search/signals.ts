@@ -12,8 +12,8 @@ const CODE_KINDS = new Set(['function', 'method', 'class']);
 /** A name held by more entities than this says little about which one is meant. */
 const MAX_NAMESAKES = 25;
 
-/** The workspace file a traceback path points at: the longest path suffix the index holds. */
-function workspaceFile(store: Store, file: string): string | null {
+/** The workspace file a path in a report points at (a traceback's, or one named in the text): the longest path suffix the index holds. */
+export function workspaceFile(store: Store, file: string): string | null {
   const parts = file.replace(/\\/g, '/').split('/').filter(Boolean);
   for (let i = 0; i < parts.length; i++) {
     const candidate = parts.slice(i).join('/');
@@ -36,7 +36,7 @@ export function frameEntities(store: Store, f: Frame): { named: EntityDbRow[]; h
 }
 
 /** Points each kind of evidence gives (shared among its candidates: a unique match counts most). */
-const POINTS = { frameLine: 10, frameName: 6, dotted: 6, message: 5, identifier: 3, decay: 0.7 };
+const POINTS = { frameLine: 10, frameName: 6, dotted: 6, message: 5, raiser: 4, identifier: 3, decay: 0.7 };
 /** An exception class named in a report is what went wrong, rarely where: its raisers are. */
 const ERROR_CLASS = 0.3;
 const isErrorClass = (r: EntityDbRow) => r.kind === 'class' && /(Error|Exception|Warning)$/.test(r.name);
@@ -78,9 +78,28 @@ export class SignalStream implements SearchStream {
       }
     }
     for (const id of s.identifiers) add(this.store.entitiesNamed(id), POINTS.identifier);
+    for (const name of errorNames(s)) add(this.raisers(name), POINTS.raiser);
     return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k).map(([eid, points]) => ({ eid, score: points }));
   }
 
+
+  /**
+   * The code that raises the workspace's exception classes of this name, uncaught where it
+   * raises: an error a report quotes was raised there. A builtin (`ValueError`) has no class in
+   * the workspace and so no raisers here; one raised from everywhere says nothing (MAX_NAMESAKES).
+   */
+  private raisers(name: string): EntityDbRow[] {
+    const out = new Map<number, EntityDbRow>();
+    for (const cls of this.store.entitiesNamed(name)) {
+      if (cls.kind !== 'class' || cls.path === null) continue;
+      for (const r of this.store.incoming(cls.id)) {
+        if (r.relation !== 'PROPAGATES_ERROR' || r.caught) continue;
+        const src = this.store.entity(r.source);
+        if (src && src.eid !== cls.eid) out.set(src.eid, src);
+      }
+    }
+    return [...out.values()];
+  }
 
   /** Entities a dotted name can mean: `A.b` is method b of A, or b in a module path ending in A. */
   private dottedMatches(dotted: string): EntityDbRow[] {
@@ -93,4 +112,14 @@ export class SignalStream implements SearchStream {
       return r.qname === name && (mod === ownerPath || mod.endsWith(`/${ownerPath}`));
     });
   }
+}
+
+/** Exception class names a report quotes: `JSONDecodeError`, and `wave.Error` as `Error`. */
+function errorNames(s: QuerySignals): string[] {
+  const names = new Set(s.exceptions);
+  for (const d of s.dotted) {
+    const last = d.slice(d.lastIndexOf('.') + 1);
+    if (/^[A-Z]\w*(Error|Exception|Warning)$|^(Error|Exception)$/.test(last)) names.add(last);
+  }
+  return [...names];
 }
