@@ -166,6 +166,24 @@ describe('what a report names', () => {
   });
 });
 
+describe('report ranking', () => {
+  it('fuses the learned order with the plain order of the word and meaning streams; names and signals do not count there', async () => {
+    const { blendWithPlain } = await import('../server/src/engine/search/fuse');
+    const items = () => [1, 2, 3, 4].map((eid) => ({ row: { eid }, score: 1, factor: 1 }));
+    const order = (xs: Array<{ row: { eid: number } }>) => xs.map((x) => x.row.eid);
+    // Both word and meaning streams put 3 first: it passes 2, which only the learned order (and
+    // the signals) liked; 2 falls to last, behind 4, which the plain order also holds.
+    const a = items();
+    blendWithPlain(a, { lexical: [3, 1, 4], static: [3, 4, 1], signals: [2], exact: [2] }, { k: 3, plain: 1 });
+    expect(order(a)).toEqual([1, 3, 4, 2]);
+    // With no plain evidence the learned order stands, and a demoted item keeps its demotion.
+    const b = items();
+    b[0].factor = 0.05;
+    blendWithPlain(b, { signals: [4] }, { k: 3, plain: 1 });
+    expect(order(b)).toEqual([2, 3, 4, 1]);
+  });
+});
+
 describe('empty queries', () => {
   it('are an InvalidParams error in the engine', async () => {
     await expect(ws.engine.search({ query: '   ' })).rejects.toThrow(/non-empty query/);

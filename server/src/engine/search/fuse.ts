@@ -25,3 +25,24 @@ export function reciprocalRankFusion(lists: Record<string, number[]>, k = RRF_K,
   // the best single rank, then the eid, so results are deterministic.
   return [...byEid.values()].sort((a, b) => b.score - a.score || Math.min(...Object.values(a.ranks)) - Math.min(...Object.values(b.ranks)) || a.eid - b.eid);
 }
+
+/**
+ * Fuses the learned order of `items` (sorted best first) with the plain RRF of the word and
+ * meaning streams (every stream but exact names and report signals), by rank: score =
+ * 1 / (k + learned rank) + plain / (k + plain rank), times the item's demotion `factor`. In
+ * place, sorted; equal scores keep the learned order. (weights.ts REPORT_BLEND says why.)
+ */
+export function blendWithPlain<T extends { row: { eid: number }; score: number; factor: number }>(
+  items: T[],
+  perStream: Record<string, number[]>,
+  { k, plain }: { k: number; plain: number },
+): void {
+  const streams = Object.fromEntries(Object.entries(perStream).filter(([name]) => name !== 'exact' && name !== 'signals'));
+  const plainRank = new Map(reciprocalRankFusion(streams).map((f, i) => [f.eid, i + 1]));
+  items.forEach((c, i) => {
+    const r = plainRank.get(c.row.eid);
+    c.score = (1 / (k + i + 1) + (r ? plain / (k + r) : 0)) * c.factor;
+  });
+  const order = items.map((c, i) => ({ c, i })).sort((a, b) => b.c.score - a.c.score || a.i - b.i);
+  order.forEach((o, i) => (items[i] = o.c));
+}

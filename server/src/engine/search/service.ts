@@ -12,7 +12,7 @@ import { pauseForCancel, stopIfCancelled, type Cancellation } from '../graph/coo
 import type { Store } from '../store/store';
 import type { EntityDbRow } from '../store/read-rows';
 import { rankFiles } from './files';
-import { reciprocalRankFusion, type Fused } from './fuse';
+import { blendWithPlain, reciprocalRankFusion, type Fused } from './fuse';
 import { analyzeQuery } from './query';
 import { frameEntities, workspaceFile } from './signals';
 import { languageForPath } from '../languages/registry';
@@ -22,7 +22,7 @@ import { propagateScores } from './graph-boost';
 import { RANK_DEPTH } from './features';
 import { rerank } from './rerank';
 import { RERANK_WEIGHTS } from './rerank-weights';
-import { DECLARATION_DEMOTION, GRAPH_SHARE, profileOf, STREAM_WEIGHTS, TEST_DEMOTION } from './weights';
+import { DECLARATION_DEMOTION, GRAPH_SHARE, profileOf, REPORT_BLEND, STREAM_WEIGHTS, TEST_DEMOTION } from './weights';
 
 export const DEFAULT_LIMIT = 20;
 
@@ -119,6 +119,7 @@ export class SearchService {
     } else {
       if (this.identifierWords.size > MAX_IDENTIFIER_WORDS) this.identifierWords.clear();
       rerank(candidates, params.query, hits, this.store, RERANK_WEIGHTS, options.explain, this.identifierWords);
+      if (profile === 'report') blendWithPlain(candidates, perStream, REPORT_BLEND);
       propagateScores(candidates, this.store, GRAPH_SHARE[profile]);
       const holders = signals.frames.map((f) => frameEntities(this.store, f)?.holder?.eid).filter((e): e is number => e !== undefined);
       leadWith(candidates, [...new Set(holders)], (c) => c.row.eid, (c) => c.factor);
