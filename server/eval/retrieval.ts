@@ -5,8 +5,10 @@
 //   web        short how-to questions written by hand (data/web-questions.tsv);
 //   bugs       bug-report-style texts, some with tracebacks (data/bug-reports.txt).
 //   issues     tracker-style reports whose tracebacks rarely reach the fault and which mostly never
-//              name it (data/issue-reports.txt): the file-level localisation set. Held out: no
-//              weight or rule is fitted on it, and its answers do not shape the docstring sample.
+//              name it (data/issue-reports.txt). The reranker is not fitted on it (fit-rerank
+//              does not read it); its dev half is one of the four the file-list fusion and the
+//              report blend were chosen on (search/weights.ts, search/files.ts). Its answers do
+//              not shape the docstring sample.
 // Every set has a dev and a test half (tune on dev, check on test). Systems: each stream alone,
 // plain RRF of lexical+static (the fusion before issue 18, for reference), `nsccn` (the engine's
 // own answer), and two plain BM25 baselines — over function source and over whole files.
