@@ -350,14 +350,19 @@ function siteOf(c: CallArgs, args: string[]): CallSiteInput {
   return { from: c.from, target: c.target, receiver: c.receiver?.kind ?? null, rtype: c.receiver?.kind === 'typed' ? c.receiver.type : null, args };
 }
 
-/** Call sites as comparable keys, by callee name: `name → [target|receiver|rtype|args...]`. */
+/**
+ * Call sites as comparable keys, by callee name: `name → [target receiver rtype n args...]`,
+ * fields joined by NUL (which no source text holds; a null is U+0001; n tells `f()` from `f(x)`). Run twice per keystroke over a
+ * buffer's every call site: JSON.stringify was 7 % of an edit of a 2,000-line file.
+ */
 function callKeys(calls: ReadonlyArray<{ target: string; receiver: string | null; rtype: string | null; args: string[] }>): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const c of calls) {
     const n = lastSegment(c.target);
-    const l = out.get(n) ?? [];
-    l.push(JSON.stringify([c.target, c.receiver, c.rtype, c.args]));
-    out.set(n, l);
+    const key = `${c.target}\0${c.receiver ?? '\u0001'}\0${c.rtype ?? '\u0001'}\0${c.args.length}\0${c.args.join('\0')}`;
+    const l = out.get(n);
+    if (l) l.push(key);
+    else out.set(n, [key]);
   }
   return out;
 }

@@ -7,7 +7,7 @@ import type { Db } from './db';
 import { lastSegment } from '../dotted';
 import type { AttrTypeTuple, CallArgsTuple, EntityDbRow, EntityLiteTuple, FileRow, FileStamp, RefDbRow, RefEdgeDbRow, RefResolveRow, ImportTuple, ModelFileRows } from './read-rows';
 import { splitIdentifier } from './words';
-import { entityParams, pathWords, refColumns, refValues, sameEntity, StoredRefs, type OldEntity, type OldRef } from './write-rows';
+import { entityParams, pathWords, refColumns, refValues, sameEntity, StoredRefs, type HashMemo, type OldEntity, type OldRef } from './write-rows';
 import { BULK_INDEXES, DDL } from './schema';
 import { prepareStatements, type Statements } from './statements';
 
@@ -70,6 +70,8 @@ export class Store {
    * from it.
    */
   readonly lexicalWritten = new Set<(eid: number | null) => void>();
+  /** Entities' last hashed content (write-rows.ts `HashMemo`): a buffer rewritten at each keystroke. */
+  private readonly hashMemo: HashMemo = new Map();
 
   constructor(readonly db: Db) {
     db.function('nsccn_split', { deterministic: true }, (t: unknown) => splitIdentifier(String(t ?? '')));
@@ -287,7 +289,7 @@ export class Store {
     const words = pathWords(meta.path);
     const eids = new Map<string, number>();
     for (const e of ex.entities) {
-      const params = entityParams(e, fid);
+      const params = entityParams(e, fid, this.hashMemo);
       const prev = old.get(e.id);
       if (prev) old.delete(e.id);
       if (prev && sameEntity(prev, params)) {
