@@ -109,12 +109,13 @@ describe('graph propagation', () => {
 
 describe('test code', () => {
   it('ranks after the code it tests by default, and like any other with includeTests', async () => {
-    const plain = await ids({ query: 'total due', limit: 10 });
+    // A query that names the test: demoted by default, it comes after the code it tests (or out
+    // of the first ten); asked for, it comes first.
+    const plain = await ids({ query: 'test total due', limit: 10 });
     expect(plain[0]).toBe('func:billing/invoice.py:total_due');
-    // Demoted: after the code it tests, though it repeats its words (or out of the first ten).
     const test = plain.indexOf('func:tests/test_invoice.py:test_total_due');
     expect(test === -1 ? plain.length : test).toBeGreaterThan(0);
-    expect((await ids({ query: 'total due', includeTests: true }))[0]).toBe('func:tests/test_invoice.py:test_total_due');
+    expect((await ids({ query: 'test total due', includeTests: true }))[0]).toBe('func:tests/test_invoice.py:test_total_due');
   });
 });
 
@@ -166,6 +167,20 @@ describe('what a report names', () => {
   });
 });
 
+describe('ranking features', () => {
+  it('lexicalFile: an entity in the file most of the lexical hits point into scores 1, the next file 1/2, a file with none 0', async () => {
+    const { FEATURES, featuresOf, rankingContext } = await import('../server/src/engine/search/features');
+    const path: Record<number, string> = { 1: 'a.py', 2: 'b.py', 3: 'b.py', 4: 'b.py', 5: 'c.py' };
+    const hit = (eid: number) => ({ eid, score: 1 });
+    // a.py holds the best single hit, b.py three good ones: b.py ranks first.
+    const ctx = rankingContext('parse an amount', { lexical: [1, 2, 3, 4].map(hit), static: [5].map(hit) }, 1, new Map(), (eid) => path[eid]);
+    const row = (eid: number) => ({ eid, id: `func:${path[eid]}:f${eid}`, kind: 'function', name: `f${eid}`, qname: `f${eid}`, path: path[eid], parent: null, sr: 0, sc: 0, er: 1, ec: 0, signature: '' }) as never;
+    const at = FEATURES.indexOf('lexicalFile');
+    const value = (eid: number) => featuresOf({ row: row(eid), fusedScore: 1, body: '', callers: 0 }, ctx)[at];
+    expect([value(2), value(1), value(5)]).toEqual([1, 0.5, 0]);
+  });
+});
+
 describe('report ranking', () => {
   it('fuses the learned order with the plain order of the word and meaning streams; names and signals do not count there', async () => {
     const { blendWithPlain } = await import('../server/src/engine/search/fuse');
@@ -199,7 +214,7 @@ describe('empty queries', () => {
     const files = run('search', 'invoice amount', '--files', '--limit', '2');
     expect(files.status).toBe(0);
     expect(files.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1])).toEqual(['billing/invoice.py', 'billing/params.py']);
-    const json = JSON.parse(run('search', 'total due', '--tests', '--json').stdout);
+    const json = JSON.parse(run('search', 'test total due', '--tests', '--json').stdout);
     expect(json.results[0].id).toBe('func:tests/test_invoice.py:test_total_due');
     fs.rmSync(root, { recursive: true, force: true });
   });

@@ -22,6 +22,7 @@ export const FEATURES = [
   'queryInName', // share of the query's words in the qualified name and signature
   'queryInBody', // share of the query's words in the body
   'queryInPath', // share of the query's words in the path
+  'lexicalFile', // 1 / rank of its file among the files the lexical stream's hits point into (0 when none)
   'callers', // ln(1 + entities that call it)
   'lines', // ln(1 + lines)
   'depth', // folders in the path
@@ -56,13 +57,21 @@ export interface RankingContext {
   pathWords: Map<string, string[]>;
   /** Words of each identifier met so far in this search's candidates (see `staticWords`). */
   identifierWords: Map<string, readonly string[]>;
+  /** Path → 1-based rank among the files the lexical stream's hits point into. */
+  lexicalFiles: Map<string, number>;
 }
 
 /**
  * `identifierWords`: a memo of identifier → words that outlives the search (a server's bodies
  * repeat the same identifiers across queries; splitting and stemming them was a sixth of a search).
  */
-export function rankingContext(query: string, perStream: Record<string, StreamHit[]>, fusedBest: number, identifierWords = new Map<string, readonly string[]>()): RankingContext {
+export function rankingContext(
+  query: string,
+  perStream: Record<string, StreamHit[]>,
+  fusedBest: number,
+  identifierWords = new Map<string, readonly string[]>(),
+  pathOf: (eid: number) => string | null | undefined = () => null,
+): RankingContext {
   const ranks: Record<string, Map<number, number>> = {};
   for (const [name, hits] of Object.entries(perStream)) ranks[name] = new Map(hits.slice(0, RANK_DEPTH).map((h, i) => [h.eid, i + 1]));
   const listed = (perStream.static ?? []).slice(0, RANK_DEPTH);
@@ -78,7 +87,25 @@ export function rankingContext(query: string, perStream: Record<string, StreamHi
     fusedBest: fusedBest || 1,
     pathWords: new Map(),
     identifierWords,
+    lexicalFiles: lexicalFileRanks(lexical, pathOf),
   };
+}
+
+/**
+ * Files by the lexical stream's hits in them, as files.ts ranks them: a file scores
+ * 1 / (5 + rank) for its first hit, half that for the next, five hits at most.
+ */
+function lexicalFileRanks(lexical: StreamHit[], pathOf: (eid: number) => string | null | undefined): Map<string, number> {
+  const score = new Map<string, { s: number; n: number }>();
+  lexical.forEach((h, i) => {
+    const p = pathOf(h.eid);
+    if (!p) return;
+    const f = score.get(p) ?? { s: 0, n: 0 };
+    if (f.n < 5) f.s += Math.pow(0.5, f.n) / (6 + i);
+    f.n++;
+    score.set(p, f);
+  });
+  return new Map([...score].sort((a, b) => b[1].s - a[1].s || (a[0] < b[0] ? -1 : 1)).map(([p], i) => [p, i + 1]));
 }
 
 export interface CandidateFacts extends RankingFacts {
@@ -123,6 +150,7 @@ export function featuresOf(c: CandidateFacts, ctx: RankingContext): number[] {
     queryInName: share(staticWords(`${row.qname} ${row.signature}`, ctx.identifierWords)),
     queryInBody: share(staticWords(c.body, ctx.identifierWords)),
     queryInPath: share(wordsOfPath(row.path ?? '', ctx)),
+    lexicalFile: row.path && ctx.lexicalFiles.has(row.path) ? 1 / ctx.lexicalFiles.get(row.path)! : 0,
     callers: Math.log1p(c.callers),
     lines: Math.log1p(lines),
     depth: (row.path ?? '').split('/').length,

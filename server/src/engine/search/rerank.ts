@@ -33,7 +33,8 @@ export function rerank<T extends Rerankable>(
   identifierWords?: Map<string, readonly string[]>,
 ): void {
   if (!items.length) return;
-  const ctx = rankingContext(query, perStream, Math.max(...items.map((c) => c.score)), identifierWords);
+  const paths = new Map(items.map((c) => [c.row.eid, c.row.path]));
+  const ctx = rankingContext(query, perStream, Math.max(...items.map((c) => c.score)), identifierWords, (eid) => paths.get(eid));
   const facts = store.rankingFacts(items.map((c) => c.row.eid));
   const w = FEATURES.map((f) => weights[f] ?? 0);
   const linear = items.map((c) => {
