@@ -168,16 +168,21 @@ describe('what a report names', () => {
 });
 
 describe('ranking features', () => {
-  it('lexicalFile: an entity in the file most of the lexical hits point into scores 1, the next file 1/2, a file with none 0', async () => {
+  it('lexical locality: a file or class the lexical hits gather in lifts the entities in it, one lucky hit elsewhere less', async () => {
     const { FEATURES, featuresOf, rankingContext } = await import('../server/src/engine/search/features');
-    const path: Record<number, string> = { 1: 'a.py', 2: 'b.py', 3: 'b.py', 4: 'b.py', 5: 'c.py' };
+    const path: Record<number, string> = { 1: 'a.py', 2: 'b.py', 3: 'b.py', 4: 'b.py', 5: 'c.py', 6: 'b.py' };
+    const parent: Record<number, string | null> = { 1: null, 2: 'class:b.py:K', 3: 'class:b.py:K', 4: null, 5: null, 6: 'class:b.py:K' };
     const hit = (eid: number) => ({ eid, score: 1 });
-    // a.py holds the best single hit, b.py three good ones: b.py ranks first.
-    const ctx = rankingContext('parse an amount', { lexical: [1, 2, 3, 4].map(hit), static: [5].map(hit) }, 1, new Map(), (eid) => path[eid]);
-    const row = (eid: number) => ({ eid, id: `func:${path[eid]}:f${eid}`, kind: 'function', name: `f${eid}`, qname: `f${eid}`, path: path[eid], parent: null, sr: 0, sc: 0, er: 1, ec: 0, signature: '' }) as never;
-    const at = FEATURES.indexOf('lexicalFile');
-    const value = (eid: number) => featuresOf({ row: row(eid), fusedScore: 1, body: '', callers: 0 }, ctx)[at];
-    expect([value(2), value(1), value(5)]).toEqual([1, 0.5, 0]);
+    // a.py holds the best single hit (1 / 6), b.py three good ones (1/7 + 1/16 + 1/36): b.py leads.
+    const ctx = rankingContext('parse an amount', { lexical: [1, 2, 3, 4].map(hit), static: [5].map(hit) }, 1, new Map(), (eid) => path[eid], (eid) => parent[eid]);
+    const row = (eid: number) => ({ eid, id: `func:${path[eid]}:f${eid}`, kind: 'function', name: `f${eid}`, qname: `f${eid}`, path: path[eid], parent: parent[eid], sr: 0, sc: 0, er: 1, ec: 0, signature: '' }) as never;
+    const value = (feature: string, eid: number) => featuresOf({ row: row(eid), fusedScore: 1, body: '', callers: 0 }, ctx)[FEATURES.indexOf(feature as never)];
+    expect(value('lexicalFile', 2)).toBe(1);
+    expect(value('lexicalFile', 1)).toBeCloseTo(1 / 6 / (1 / 7 + 0.5 / 8 + 0.25 / 9), 6);
+    expect(value('lexicalFile', 5)).toBe(0);
+    // Entity 6 is no lexical hit, but its class holds two: the first parent of the hits.
+    expect(value('lexicalParent', 6)).toBe(1);
+    expect(value('lexicalParent', 5)).toBe(0);
   });
 });
 

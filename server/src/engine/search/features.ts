@@ -1,6 +1,7 @@
 // What the reranker (./rerank.ts) knows of a candidate, as numbers: where the streams put it,
 // how close the static vectors say it is, how much of the query its name, body and path spell
-// out, how much of the workspace calls it, and what kind of thing it is. One list of names, in
+// out, whether the lexical hits gather in its file or class, how much of the workspace calls
+// it, and what kind of thing it is. One list of names, in
 // the order of the weights (./rerank-weights.ts); the fitter (server/eval/fit-rerank.ts) reads
 // the same vectors, so what is trained is what runs.
 import { staticWords } from '../embed/terms';
@@ -8,6 +9,7 @@ import type { EntityDbRow } from '../store/read-rows';
 import type { RankingFacts } from '../store/store';
 import { proseOf } from './query';
 import type { StreamHit } from './types';
+import { lexicalView, type FileScore } from './files';
 
 export const FEATURES = [
   'cosine', // the static stream's cosine (the last listed one's when not listed: at most that)
@@ -22,7 +24,8 @@ export const FEATURES = [
   'queryInName', // share of the query's words in the qualified name and signature
   'queryInBody', // share of the query's words in the body
   'queryInPath', // share of the query's words in the path
-  'lexicalFile', // 1 / rank of its file among the files the lexical stream's hits point into (0 when none)
+  'lexicalFile', // its file's score among the files the lexical stream's hits gather in, over the best file's (0 when none)
+  'lexicalParent', // 1 / rank of its parent (class, module) among the parents the lexical hits gather in (0 when none)
   'callers', // ln(1 + entities that call it)
   'lines', // ln(1 + lines)
   'depth', // folders in the path
@@ -57,8 +60,9 @@ export interface RankingContext {
   pathWords: Map<string, string[]>;
   /** Words of each identifier met so far in this search's candidates (see `staticWords`). */
   identifierWords: Map<string, readonly string[]>;
-  /** Path → 1-based rank among the files the lexical stream's hits point into. */
+  /** The lexical stream's hits gathered by file (path → score over the best file's) and by parent (id → 1-based rank). */
   lexicalFiles: Map<string, number>;
+  lexicalParents: Map<string, number>;
 }
 
 /**
@@ -71,6 +75,7 @@ export function rankingContext(
   fusedBest: number,
   identifierWords = new Map<string, readonly string[]>(),
   pathOf: (eid: number) => string | null | undefined = () => null,
+  parentOf: (eid: number) => string | null | undefined = () => null,
 ): RankingContext {
   const ranks: Record<string, Map<number, number>> = {};
   for (const [name, hits] of Object.entries(perStream)) ranks[name] = new Map(hits.slice(0, RANK_DEPTH).map((h, i) => [h.eid, i + 1]));
@@ -87,25 +92,19 @@ export function rankingContext(
     fusedBest: fusedBest || 1,
     pathWords: new Map(),
     identifierWords,
-    lexicalFiles: lexicalFileRanks(lexical, pathOf),
+    lexicalFiles: new Map(gathered(lexical, pathOf).map((f, _, all) => [f.file, f.score / all[0].score])),
+    lexicalParents: new Map(gathered(lexical, parentOf).map((f, i) => [f.file, i + 1])),
   };
 }
 
-/**
- * Files by the lexical stream's hits in them, as files.ts ranks them: a file scores
- * 1 / (5 + rank) for its first hit, half that for the next, five hits at most.
- */
-function lexicalFileRanks(lexical: StreamHit[], pathOf: (eid: number) => string | null | undefined): Map<string, number> {
-  const score = new Map<string, { s: number; n: number }>();
-  lexical.forEach((h, i) => {
-    const p = pathOf(h.eid);
-    if (!p) return;
-    const f = score.get(p) ?? { s: 0, n: 0 };
-    if (f.n < 5) f.s += Math.pow(0.5, f.n) / (6 + i);
-    f.n++;
-    score.set(p, f);
-  });
-  return new Map([...score].sort((a, b) => b[1].s - a[1].s || (a[0] < b[0] ? -1 : 1)).map(([p], i) => [p, i + 1]));
+/** The lexical hits gathered by a key of theirs (files.ts `lexicalView`), best first; hits without one are left out. */
+function gathered(lexical: StreamHit[], keyOf: (eid: number) => string | null | undefined): FileScore[] {
+  return lexicalView(
+    lexical.flatMap((h) => {
+      const key = keyOf(h.eid);
+      return key ? [{ id: String(h.eid), file: key, weight: 1 }] : [];
+    }),
+  );
 }
 
 export interface CandidateFacts extends RankingFacts {
@@ -150,7 +149,8 @@ export function featuresOf(c: CandidateFacts, ctx: RankingContext): number[] {
     queryInName: share(staticWords(`${row.qname} ${row.signature}`, ctx.identifierWords)),
     queryInBody: share(staticWords(c.body, ctx.identifierWords)),
     queryInPath: share(wordsOfPath(row.path ?? '', ctx)),
-    lexicalFile: row.path && ctx.lexicalFiles.has(row.path) ? 1 / ctx.lexicalFiles.get(row.path)! : 0,
+    lexicalFile: row.path ? (ctx.lexicalFiles.get(row.path) ?? 0) : 0,
+    lexicalParent: row.parent && ctx.lexicalParents.has(row.parent) ? 1 / ctx.lexicalParents.get(row.parent)! : 0,
     callers: Math.log1p(c.callers),
     lines: Math.log1p(lines),
     depth: (row.path ?? '').split('/').length,

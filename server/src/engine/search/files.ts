@@ -26,7 +26,7 @@ const LEXICAL_K = 5;
 /** RRF constant of the fusion of the two views' file orders. */
 const FUSE_K = 10;
 
-interface FileScore {
+export interface FileScore {
   file: string;
   score: number;
   hits: string[];
@@ -47,6 +47,15 @@ function byFile(hits: ScoredHit[]): FileScore[] {
   return [...files.values()].sort(bestFirst);
 }
 
+/**
+ * The lexical stream's hits gathered by file (or by any key put in `file`: the reranker gathers
+ * them by class too, features.ts): a file scores weight / (LEXICAL_K + rank) for its first hit,
+ * SHARE times that for the next, MAX_PER_FILE hits at most. Best first.
+ */
+export function lexicalView(lexical: ReadonlyArray<{ id: string; file: string; weight: number }>): FileScore[] {
+  return byFile(lexical.map((h, i) => ({ id: h.id, file: h.file, score: h.weight / (LEXICAL_K + i + 1), weight: h.weight })));
+}
+
 const bestFirst = (a: { file: string; score: number }, b: { file: string; score: number }) => b.score - a.score || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
 
 /**
@@ -63,7 +72,7 @@ export function rankFiles(
   named: readonly string[] = [],
 ): SearchFileResult[] {
   const entityView = byFile(ranked);
-  const lexicalView = byFile(lexical.map((h, i) => ({ id: h.id, file: h.file, score: h.weight / (LEXICAL_K + i + 1), weight: h.weight })));
+  const wordView = lexicalView(lexical);
   const fused = new Map<string, FileScore>();
   const add = (view: FileScore[]) =>
     view.forEach((f, i) => {
@@ -72,7 +81,7 @@ export function rankFiles(
       else fused.set(f.file, { ...f, score: 1 / (FUSE_K + i + 1) });
     });
   add(entityView);
-  add(lexical.length ? lexicalView : []);
+  add(wordView);
   add(named.map((file) => ({ file, score: 0, hits: [], weight: 1 })));
   // Ranks alone would let a demoted file (a test) that every view holds pass code one view
   // found: the fused score keeps the demotion.

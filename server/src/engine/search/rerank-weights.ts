@@ -2,4 +2,4 @@
 // (server/eval/fit-rerank.ts), which says what they were trained on; do not edit by hand.
 import type { RerankWeights } from './rerank';
 
-export const RERANK_WEIGHTS: RerankWeights = { cosine: 3.188, staticRank: 0.752, staticLogRank: 0.279, lexicalRank: -0.645, lexicalLogRank: 0.185, lexicalScore: 0.332, signalsRank: 0.511, fused: 1.599, nameCover: 0.749, queryInName: 0.462, queryInBody: 0.802, queryInPath: -0.801, lexicalFile: 2.324, callers: 0.282, lines: 0.371, depth: -0.104, privatePath: -0.334, private: -0.861, dunder: -2.349, class: -3.043, method: -0.629, module: -3.816, variable: -2.469 };
+export const RERANK_WEIGHTS: RerankWeights = { cosine: 3.289, staticRank: 0.715, staticLogRank: 0.268, lexicalRank: -0.521, lexicalLogRank: 0.037, lexicalScore: 0.252, signalsRank: 0.437, fused: 1.607, nameCover: 0.871, queryInName: 0.322, queryInBody: 0.826, queryInPath: -0.847, lexicalFile: 2.097, lexicalParent: 1.229, callers: 0.288, lines: 0.363, depth: -0.073, privatePath: -0.386, private: -0.896, dunder: -2.312, class: -2.944, method: -0.705, module: -3.251, variable: -2.494 };
