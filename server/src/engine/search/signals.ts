@@ -89,16 +89,14 @@ export class SignalStream implements SearchStream {
    * the workspace and so no raisers here; one raised from everywhere says nothing (MAX_NAMESAKES).
    */
   private raisers(name: string): EntityDbRow[] {
-    const out = new Map<number, EntityDbRow>();
+    const eids = new Set<number>();
     for (const cls of this.store.entitiesNamed(name)) {
       if (cls.kind !== 'class' || cls.path === null) continue;
-      for (const r of this.store.incoming(cls.id)) {
-        if (r.relation !== 'PROPAGATES_ERROR' || r.caught) continue;
-        const src = this.store.entity(r.source);
-        if (src && src.eid !== cls.eid) out.set(src.eid, src);
-      }
+      // One past the cap is enough to know the name says nothing (`add` skips it).
+      for (const eid of this.store.raisersOf(cls.eid, MAX_NAMESAKES + 1)) eids.add(eid);
+      if (eids.size > MAX_NAMESAKES) break;
     }
-    return [...out.values()];
+    return [...this.store.entitiesByEid([...eids]).values()];
   }
 
   /** Entities a dotted name can mean: `A.b` is method b of A, or b in a module path ending in A. */

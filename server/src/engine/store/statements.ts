@@ -144,6 +144,8 @@ export function prepareStatements(db: Db) {
       WHERE d.dst = (SELECT eid FROM entities WHERE id = ?) ORDER BY f.path, r.sr, r.sc`),
     incomingByName: p(`SELECT ${REF_COLS}, NULL AS edge_target, 0 AS ambiguous, 0 AS caught, 0 AS dispatch FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
       WHERE r.last = ? AND r.access = 0 AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)`),
+    raisers: p(`SELECT DISTINCT r.src FROM edges d JOIN refs r ON r.rid = d.rid
+      WHERE d.dst = ? AND d.caught = 0 AND r.relation = 'PROPAGATES_ERROR' AND r.src <> d.dst LIMIT ?`).pluck(),
     countFiles: p('SELECT count(*) AS n FROM files'),
     countEntities: p("SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL"),
     countRefs: p('SELECT count(*) AS n FROM refs'),

@@ -651,6 +651,11 @@ export class Store {
   }
 
   /** The CALLS, INHERITS and IMPORTS edges from one of `ids` to another, as [source, target] ids. */
+  /** Entities (eids) that raise the exception class `eid` where it is not caught, at most `limit`. */
+  raisersOf(eid: number, limit: number): number[] {
+    return this.s.raisers.all(eid, limit) as number[];
+  }
+
   linksAmong(ids: readonly string[]): Array<[string, string]> {
     return this.s.linksAmong.all({ ids: JSON.stringify(ids) }) as Array<[string, string]>;
   }
