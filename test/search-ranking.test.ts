@@ -167,6 +167,16 @@ describe('what a report names', () => {
   });
 });
 
+describe('named files and filters', () => {
+  it('a file the query names by path stays out of the file list when the path filter leaves it out', async () => {
+    const q = 'Totals on invoices are wrong for customers abroad; the rates in billing/tax.py look doubled.';
+    const files = async (paths?: string[]) => ((await ws.engine.search({ query: q, files: true, ...(paths ? { paths } : {}) })).files ?? []).map((f) => f.file);
+    expect(await files()).toContain('billing/tax.py');
+    const filtered = await files(['billing/invoice.py']);
+    expect(filtered).toEqual(['billing/invoice.py']);
+  });
+});
+
 describe('ranking features', () => {
   it('lexical locality: a file or class the lexical hits gather in lifts the entities in it, one lucky hit elsewhere less', async () => {
     const { FEATURES, featuresOf, rankingContext } = await import('../server/src/engine/search/features');

@@ -352,8 +352,9 @@ function siteOf(c: CallArgs, args: string[]): CallSiteInput {
 
 /**
  * Call sites as comparable keys, by callee name: `name → [target receiver rtype n args...]`,
- * fields joined by NUL (which no source text holds; a null is U+0001; n tells `f()` from `f(x)`). Run twice per keystroke over a
- * buffer's every call site: JSON.stringify was 7 % of an edit of a 2,000-line file.
+ * fields joined by NUL (which no source text holds; a null is U+0001; n tells `f()` from
+ * `f(x)`). Run twice per keystroke over a buffer's every call site: JSON.stringify was 7 % of
+ * an edit of a 2,000-line file.
  */
 function callKeys(calls: ReadonlyArray<{ target: string; receiver: string | null; rtype: string | null; args: string[] }>): Map<string, string[]> {
   const out = new Map<string, string[]>();

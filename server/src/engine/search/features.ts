@@ -1,9 +1,9 @@
 // What the reranker (./rerank.ts) knows of a candidate, as numbers: where the streams put it,
 // how close the static vectors say it is, how much of the query its name, body and path spell
 // out, whether the lexical hits gather in its file or class, how much of the workspace calls
-// it, and what kind of thing it is. One list of names, in
-// the order of the weights (./rerank-weights.ts); the fitter (server/eval/fit-rerank.ts) reads
-// the same vectors, so what is trained is what runs.
+// it, and what kind of thing it is. One list of names, in the order of the weights
+// (./rerank-weights.ts); the fitter (server/eval/fit-rerank.ts) reads the same vectors, so what
+// is trained is what runs.
 import { staticWords } from '../embed/terms';
 import type { EntityDbRow } from '../store/read-rows';
 import type { RankingFacts } from '../store/store';

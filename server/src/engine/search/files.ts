@@ -1,4 +1,4 @@
-// The file ranking: "which file do I open?". Two views of the same search, fused by their ranks:
+// The file ranking: "which file do I open?". Three views of the same search, fused by their ranks:
 // - the ranked entities: a file scores its best entity's score plus a decaying share of its next
 //   ones (a file several hits point into beats one lucky hit, but a file of a thousand weak
 //   matches does not beat one strong match);
@@ -23,7 +23,7 @@ const SHARE = 0.5;
 const MAX_PER_FILE = 5;
 /** Rank offset of the lexical view's per-entity weight, 1 / (LEXICAL_K + rank). */
 const LEXICAL_K = 5;
-/** RRF constant of the fusion of the two views' file orders. */
+/** RRF constant of the fusion of the views' file orders. */
 const FUSE_K = 10;
 
 export interface FileScore {
@@ -61,8 +61,9 @@ const bestFirst = (a: { file: string; score: number }, b: { file: string; score:
 /**
  * `ranked`: the search's entities best first, with their scores and demotions. `lexical`: the
  * lexical stream's entities in its order (the same filters applied; `weight` is 1, or the
- * demotion). A file named by the report keeps weight 1: the user asked for it. Returns at most `limit` files, best first (ties by path); a file's hits are its
- * best entities in the search's ranking (in the lexical order when it only has those).
+ * demotion). A file named by the report keeps weight 1: the user asked for it. Returns at most
+ * `limit` files, best first (ties by path); a file's hits are its best entities in the search's
+ * ranking (in the lexical order when it only has those).
  */
 export function rankFiles(
   ranked: ScoredHit[],

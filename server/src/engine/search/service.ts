@@ -125,7 +125,9 @@ export class SearchService {
       leadWith(candidates, [...new Set(holders)], (c) => c.row.eid, (c) => c.factor);
     }
     const results = candidates.slice(0, limit).map((c) => toResult(c.row, c.score, c.fused.ranks));
-    const files: SearchFileResult[] | undefined = params.files ? this.files(candidates, profile === 'identifier' ? [] : (hits.lexical ?? []), signals.paths, limit) : undefined;
+    // Files the query names by path, within the path filter when there is one.
+    const named = params.files ? signals.paths.map((p) => workspaceFile(this.store, p)).filter((f): f is string => f !== null && (!pathOk || pathOk(f))) : [];
+    const files: SearchFileResult[] | undefined = params.files ? this.files(candidates, profile === 'identifier' ? [] : (hits.lexical ?? []), named, limit) : undefined;
     return {
       results,
       streams: streams.map((s) => s.name),
@@ -136,14 +138,13 @@ export class SearchService {
   }
 
   /** The file ranking (./files.ts): the ranked candidates, and the lexical stream's order among them (filters and demotions kept). */
-  private files(candidates: Candidate[], lexical: StreamHit[], paths: string[], limit: number): SearchFileResult[] {
+  private files(candidates: Candidate[], lexical: StreamHit[], named: string[], limit: number): SearchFileResult[] {
     const byEid = new Map(candidates.map((c) => [c.row.eid, c]));
     const words = lexical.flatMap((h) => {
       const c = byEid.get(h.eid);
       return c ? [{ id: c.id, file: c.row.path!, weight: c.factor }] : [];
     });
-    const named = [...new Set(paths.map((p) => workspaceFile(this.store, p)).filter((f): f is string => f !== null))];
-    return rankFiles(candidates.map((c) => ({ id: c.row.id, file: c.row.path!, score: c.score, weight: c.factor })), limit, words, named);
+    return rankFiles(candidates.map((c) => ({ id: c.row.id, file: c.row.path!, score: c.score, weight: c.factor })), limit, words, [...new Set(named)]);
   }
 }
 

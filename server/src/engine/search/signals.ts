@@ -82,7 +82,6 @@ export class SignalStream implements SearchStream {
     return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k).map(([eid, points]) => ({ eid, score: points }));
   }
 
-
   /**
    * The code that raises the workspace's exception classes of this name, uncaught where it
    * raises: an error a report quotes was raised there. A builtin (`ValueError`) has no class in
