@@ -49,8 +49,8 @@ export function profileOf(s: QuerySignals): QueryProfile {
  * model alone 0.683 / 0.634 and 0.437 / 0.563, plain alone 0.540 / 0.491 and 0.560 / 0.591;
  * fused k 10 × 1: 0.635 / 0.581, 0.509 / 0.580; k 10 × 0.5: 0.652 / 0.613, 0.501 / 0.606;
  * k 3 × 1: 0.641 / 0.596, 0.555 / 0.614 (R@10 0.868 → 0.895 and 0.800 → 0.825). Chosen on the
- * dev halves' sum. With today's reranker: model alone 0.702 / 0.603 and 0.441 / 0.532, fused
- * 0.673 / 0.595 and 0.581 / 0.605 (docstrings 0.405 → 0.399: a sentence of over 12 words is a
- * report too).
+ * dev halves' sum. With the reranker fitted on equal sets (lexical locality features): model
+ * alone 0.700 / 0.673 and 0.432 / 0.505, fused 0.666 / 0.635 and 0.548 / 0.620 (docstrings 0.368
+ * → 0.363: a sentence of over 12 words is a report too).
  */
 export const REPORT_BLEND = { k: 3, plain: 1 };
