@@ -43,6 +43,11 @@ describe('query signals', () => {
     expect(s.messages).toEqual(expect.arrayContaining(['Expecting value: line 1 column 1 (char 0)', 'empty response body']));
   });
 
+  it("a module's own error class named through its module is an exception name", () => {
+    expect(analyzeQuery('wave.open fails with wave.Error: unknown format: 65534').exceptions).toEqual(['Error']);
+    expect(analyzeQuery('the wave.Errors table is empty').exceptions).toEqual([]);
+  });
+
   it('a message splits into the literal runs a raise would spell out', () => {
     expect(literalRuns("192.168.1.1/24 has host bits set")).toEqual(['has host bits set']);
     expect(literalRuns("time data '2024-13-01' does not match format '%Y-%m-%d'")).toEqual(['does not match format']);

@@ -43,6 +43,5 @@ export function blendWithPlain<T extends { row: { eid: number }; score: number; 
     const r = plainRank.get(c.row.eid);
     c.score = (1 / (k + i + 1) + (r ? plain / (k + r) : 0)) * c.factor;
   });
-  const order = items.map((c, i) => ({ c, i })).sort((a, b) => b.c.score - a.c.score || a.i - b.i);
-  order.forEach((o, i) => (items[i] = o.c));
+  items.sort((a, b) => b.score - a.score); // stable: equal scores keep the learned order
 }

@@ -22,7 +22,7 @@ export interface QuerySignals {
   dotted: string[];
   /** Words that look like code: snake_case, camelCase, dunder, or followed by `(`. */
   identifiers: string[];
-  /** Exception class names (`JSONDecodeError`, `ValueError`). */
+  /** Exception class names (`JSONDecodeError`, `ValueError`; `Error` of `wave.Error`). */
   exceptions: string[];
   /** Quoted strings and exception messages: literal text likely to sit in the code. */
   messages: string[];
@@ -61,6 +61,8 @@ export function analyzeQuery(query: string): QuerySignals {
     if (NOT_CODE.has(d.toLowerCase()) || /^(py|pyi|ts|tsx|js|md|txt|json|toml|cfg|ini|html|org|com)$/i.test(last)) continue;
     if (/^\d/.test(last)) continue;
     push(out.dotted, d);
+    // `wave.Error`, `errors.Exception`: a module's own error class, named by its module.
+    if (/^(Error|Exception|Warning)$/.test(last)) push(out.exceptions, last);
   }
   for (const m of q.matchAll(WORD)) {
     const w = m[1];

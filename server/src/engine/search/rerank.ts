@@ -33,9 +33,8 @@ export function rerank<T extends Rerankable>(
   identifierWords?: Map<string, readonly string[]>,
 ): void {
   if (!items.length) return;
-  const paths = new Map(items.map((c) => [c.row.eid, c.row.path]));
-  const parents = new Map(items.map((c) => [c.row.eid, c.row.parent]));
-  const ctx = rankingContext(query, perStream, Math.max(...items.map((c) => c.score)), identifierWords, (eid) => paths.get(eid), (eid) => parents.get(eid));
+  const rows = new Map(items.map((c) => [c.row.eid, c.row]));
+  const ctx = rankingContext(query, perStream, Math.max(...items.map((c) => c.score)), identifierWords, (eid) => rows.get(eid)?.path, (eid) => rows.get(eid)?.parent);
   const facts = store.rankingFacts(items.map((c) => c.row.eid));
   const w = FEATURES.map((f) => weights[f] ?? 0);
   const linear = items.map((c) => {

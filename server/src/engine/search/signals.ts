@@ -78,7 +78,7 @@ export class SignalStream implements SearchStream {
       }
     }
     for (const id of s.identifiers) add(this.store.entitiesNamed(id), POINTS.identifier);
-    for (const name of errorNames(s)) add(this.raisers(name), POINTS.raiser);
+    for (const name of s.exceptions) add(this.raisers(name), POINTS.raiser);
     return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k).map(([eid, points]) => ({ eid, score: points }));
   }
 
@@ -109,14 +109,4 @@ export class SignalStream implements SearchStream {
       return r.qname === name && (mod === ownerPath || mod.endsWith(`/${ownerPath}`));
     });
   }
-}
-
-/** Exception class names a report quotes: `JSONDecodeError`, and `wave.Error` as `Error`. */
-function errorNames(s: QuerySignals): string[] {
-  const names = new Set(s.exceptions);
-  for (const d of s.dotted) {
-    const last = d.slice(d.lastIndexOf('.') + 1);
-    if (/^[A-Z]\w*(Error|Exception|Warning)$|^(Error|Exception)$/.test(last)) names.add(last);
-  }
-  return [...names];
 }
