@@ -189,6 +189,17 @@ describe.skipIf(!shipped)('the shipped static table', () => {
     expect(cos(q, glued)).toBeGreaterThan(cos(q, other));
   });
 
+  it('embeds a text the same however many texts came before it (the identifiers it remembers)', () => {
+    const warm = StaticEmbedder.load(shipped!);
+    const texts = ['def parse_header(line): return line.split(":")', 'current state of a coroutine', 'parseHeader(line) split header line'];
+    for (const t of [...texts, ...texts]) warm.embedEntity({ qname: 'f', path: 'a.py', signature: t, body: t });
+    for (const t of texts) {
+      const e = { qname: 'f', path: 'a.py', signature: t, body: t };
+      expect(warm.embedEntity(e)).toEqual(StaticEmbedder.load(shipped!).embedEntity(e));
+      expect(warm.embedOne(t)).toEqual(StaticEmbedder.load(shipped!).embedOne(t));
+    }
+  });
+
   it('is a few MB', () => {
     expect(fs.statSync(shipped!).size).toBeLessThan(8_000_000);
   });

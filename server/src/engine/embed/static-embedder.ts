@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import type { EmbeddableEntity } from '../store/vectors';
 import type { Embedder, EmbedRole } from './embedder';
 import { decodeStaticTable, type StaticTable } from './static-asset';
-import { staticWords, wordRows } from './terms';
+import { identifiersOf, staticWords, wordRows } from './terms';
 
 /** A piece of text and how much its words count. */
 export type WeightedText = [text: string, weight: number];
@@ -26,15 +26,27 @@ export function staticParts(e: Pick<EmbeddableEntity, 'path' | 'qname' | 'signat
   ];
 }
 
+/** Identifiers whose rows are remembered (a large workspace has a few hundred thousand). */
+const MAX_IDENTIFIERS = 500_000;
+
 export class StaticEmbedder implements Embedder {
   readonly id: string;
   readonly dims: number;
   private readonly index = new Map<string, number>();
   /** Rows of words the table does not hold, by their split into words it does (`segment`). */
   private readonly pieces = new Map<string, number[]>();
+  /**
+   * The rows of each identifier seen (`parseHTTPHeader` → parse, http, header): code repeats
+   * its identifiers, and splitting and stemming each occurrence anew was half of embedding a
+   * workspace (stdlib: 3.8 s of CPU for 74K entities). Bounded: cleared when full.
+   */
+  private readonly identifiers = new Map<string, readonly number[]>();
+  /** Scratch for `embedWeighted`: a weight per table row, zero between calls. */
+  private readonly counts: Float64Array;
 
   constructor(private readonly table: StaticTable) {
     this.dims = table.header.dims;
+    this.counts = new Float64Array(table.vocab.length);
     table.vocab.forEach((w, i) => this.index.set(w, i));
     // The id changes whenever the table does (either side, any row), so a retrained table
     // re-embeds the workspace; e3: a table may have a query side (queries and code embedded by
@@ -65,6 +77,16 @@ export class StaticEmbedder implements Embedder {
     return wordRows(word, this.index, this.pieces);
   }
 
+  private identifierRows(raw: string): readonly number[] {
+    let rows = this.identifiers.get(raw);
+    if (rows === undefined) {
+      if (this.identifiers.size >= MAX_IDENTIFIERS) this.identifiers.clear();
+      rows = staticWords(raw).flatMap((w) => this.rows(w));
+      this.identifiers.set(raw, rows);
+    }
+    return rows;
+  }
+
   /** Queries through the query side of the table (when it has one), documents through the code side. */
   async embed(texts: string[], role: EmbedRole = 'document'): Promise<Float32Array[]> {
     return texts.map((t) => this.embedOne(t, role));
@@ -83,16 +105,25 @@ export class StaticEmbedder implements Embedder {
     const { dims, table } = this;
     const side = role === 'query' && table.query ? table.query : table;
     const out = new Float32Array(dims);
-    const counts = new Map<number, number>();
+    // Each word's summed weight, in the order words first appear (the order the vector is summed in).
+    const counts = this.counts;
+    const seen: number[] = [];
     for (const [text, weight] of parts) {
       if (!text || !(weight > 0)) continue;
-      for (const w of staticWords(text)) for (const i of this.rows(w)) counts.set(i, (counts.get(i) ?? 0) + weight);
+      for (const raw of identifiersOf(text))
+        for (const i of this.identifierRows(raw)) {
+          if (counts[i] === 0) seen.push(i);
+          counts[i] += weight;
+        }
     }
-    for (const [i, n] of counts) {
+    const { idf } = table;
+    const { scale, vectors } = side;
+    for (const i of seen) {
       // Sub-linear term frequency: a word repeated four times is not four times the topic.
-      const weight = table.idf[i] * side.scale[i] * Math.sqrt(n);
+      const weight = idf[i] * scale[i] * Math.sqrt(counts[i]);
+      counts[i] = 0;
       const row = i * dims;
-      for (let d = 0; d < dims; d++) out[d] += weight * side.vectors[row + d];
+      for (let d = 0; d < dims; d++) out[d] += weight * vectors[row + d];
     }
     let norm = 0;
     for (let d = 0; d < dims; d++) norm += out[d] * out[d];

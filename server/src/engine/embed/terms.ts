@@ -41,7 +41,7 @@ export function stem(w: string): string {
  */
 export function staticWords(text: string, memo?: Map<string, readonly string[]>): string[] {
   const out: string[] = [];
-  for (const raw of text.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? []) {
+  for (const raw of identifiersOf(text)) {
     let words = memo?.get(raw);
     if (!words) {
       words = identifierWords(raw);
@@ -50,6 +50,11 @@ export function staticWords(text: string, memo?: Map<string, readonly string[]>)
     for (const w of words) out.push(w);
   }
   return out;
+}
+
+/** The identifiers (and plain words) of a text, in order: what `staticWords` splits one by one. */
+export function identifiersOf(text: string): string[] {
+  return text.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? [];
 }
 
 function identifierWords(raw: string): string[] {
