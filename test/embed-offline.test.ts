@@ -9,7 +9,7 @@ import { EmbeddingService } from '../server/src/engine/embed/service';
 import { DEFAULT_MODEL, NO_MODEL_NOTE, decideModel } from '../server/src/engine/embed/model-settings';
 import { encodeStaticTable } from '../server/src/engine/embed/static-asset';
 import { buildTinyModel } from './helpers/tiny-model';
-import { conceptStore, eidOf } from './helpers/semantic-fixture';
+import { conceptStore, eidOf, openStore, writeFile } from './helpers/semantic-fixture';
 
 let dir: string;
 let tablePath: string;
@@ -104,6 +104,37 @@ describe('embedding service without a model', () => {
       delete process.env.NSCCN_OFFLINE;
       delete process.env.NSCCN_STATIC_TABLE;
       delete process.env.XDG_CACHE_HOME;
+    }
+  });
+
+  it('progress while the static stream fills is the true count at every step, and ends complete', async () => {
+    process.env.NSCCN_OFFLINE = '1';
+    process.env.NSCCN_STATIC_TABLE = tablePath;
+    try {
+      // 1,300 functions in 13 files: three batches of 512 and a last one, with a look between each.
+      const store = openStore();
+      for (let f = 0; f < 13; f++) writeFile(store, `m${f}.py`, Array.from({ length: 100 }, (_, i) => ({ name: `f${i}`, body: i % 2 ? 'read the file path' : 'fetch a url' })));
+      const { VectorStore } = await import('../server/src/engine/store/vectors');
+      const truth = new VectorStore(store.db);
+      const svc = new EmbeddingService(store, { model: 'none' }, () => {});
+      svc.start();
+      const seen: Array<{ done: number; total: number; truth: number }> = [];
+      const idle = svc.idle();
+      let finished = false;
+      void idle.then(() => (finished = true));
+      while (!finished) {
+        const [p] = svc.progress();
+        seen.push({ done: p.done, total: p.total, truth: truth.counts('static').done });
+        await new Promise((r) => setImmediate(r));
+      }
+      const moving = seen.filter((s) => s.done > 0 && s.done < s.total);
+      expect(moving.length).toBeGreaterThanOrEqual(2);
+      for (const s of seen) expect(s).toMatchObject({ done: s.truth, total: 13 * 101 });
+      expect(svc.progress()).toEqual([{ stream: 'static', done: 13 * 101, total: 13 * 101, complete: true }]);
+      await svc.close();
+    } finally {
+      delete process.env.NSCCN_OFFLINE;
+      delete process.env.NSCCN_STATIC_TABLE;
     }
   });
 
