@@ -71,6 +71,8 @@ export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 
 /** Files of a sync (watched-file events) parsed and written together. */
 const SYNC_BATCH = 32;
+/** How long the background read of the symbol model holds the thread at a time. */
+const PRELOAD_SLICE_MS = 8;
 /** Files larger than this are not read to answer a request (they are not indexed either). */
 const MAX_SHOWN_BYTES = 256 * 1024 * 1024;
 
@@ -443,7 +445,11 @@ export class Engine {
     this.assertOpen();
     const rel = this.relativePath(file);
     if (typeof text !== 'string') throw new EngineError(ErrorCodes.InvalidParams, 'text must be a string');
-    return this.docs.open(rel, text, version);
+    const state = this.docs.open(rel, text, version);
+    // A user who opens a file is about to edit: the symbol model every change needs is read in
+    // the background meanwhile (a server; a one-shot command changes nothing it opens).
+    if (!this.opts.lazy && !this.readOnlyBecause) void this.graph.preload(PRELOAD_SLICE_MS, () => this.closing).catch((e: Error) => this.log(`model preload stopped: ${e.message}`));
+    return state;
   }
 
   /**

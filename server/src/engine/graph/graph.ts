@@ -9,7 +9,7 @@ import type { RefInput } from './resolve';
 import type { CallSiteInput } from './call-sites';
 import { DispatchResolver } from './dispatch';
 import { fromRow, Invalidation, newWork, type Work } from './invalidation';
-import { loadModel } from './model-from-store';
+import { ModelLoader } from './model-from-store';
 
 const CHUNK = 5000;
 
@@ -52,18 +52,51 @@ export class Graph {
     this.resolver = new DispatchResolver(this.model);
     this.invalidation = new Invalidation(this.model, this.store, this.resolver);
     this.loaded = false;
+    this.loader = null;
   }
 
   private loaded = false;
+  /** A load in slices under way (`preload`), and its promise. */
+  private loader: ModelLoader | null = null;
+  private preloading: Promise<void> | null = null;
 
   /**
-   * Builds the symbol model from the store. Lazy: answering from an existing index needs only
-   * SQL, so opening a large workspace is quick; the model is built at the first change.
+   * Builds the symbol model from the store (what a `preload` has not read yet). Lazy: answering
+   * from an existing index needs only SQL, so opening a large workspace is quick; the model is
+   * built at the first change.
    */
   load(): void {
     if (this.loaded) return;
     this.loaded = true;
-    loadModel(this.model, this.store);
+    const loader = this.loader ?? new ModelLoader(this.model, this.store);
+    this.loader = null;
+    loader.rest();
+  }
+
+  /**
+   * Builds the model a slice of about `sliceMs` at a time, yielding between slices: a server
+   * whose user opened a file reads it before the first keystroke needs it (~1 s at once on the
+   * stdlib). A change meanwhile calls `load`, which reads the rest first: no write can come
+   * between two slices, so the slices read one state of the index. Resolves when the model is
+   * read (or `stop` said so: a later `load` reads the rest through the same loader).
+   */
+  preload(sliceMs: number, stop: () => boolean): Promise<void> {
+    if (this.loaded) return Promise.resolve();
+    this.preloading ??= this.readInSlices(sliceMs, stop).finally(() => (this.preloading = null));
+    return this.preloading;
+  }
+
+  private async readInSlices(sliceMs: number, stop: () => boolean): Promise<void> {
+    const loader = (this.loader ??= new ModelLoader(this.model, this.store));
+    // Ends when read, when `load` read the rest, or when `resetProject` dropped this model.
+    while (!this.loaded && this.loader === loader && !stop()) {
+      if (loader.step(sliceMs)) {
+        this.loaded = true;
+        this.loader = null;
+        return;
+      }
+      await new Promise((r) => setImmediate(r));
+    }
   }
 
   /**

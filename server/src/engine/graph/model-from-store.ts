@@ -1,40 +1,78 @@
 // The symbol model built from the index: what a process that opens an existing index needs
-// before its first change (a first index builds it file by file as it writes).
+// before its first change (a first index builds it file by file as it writes). Read whole
+// (`rest`), or a slice at a time between other work (`step`, a server's preload).
 import type { Store } from '../store/store';
+import type { FileRow } from '../store/read-rows';
 import { languageById } from '../languages/registry';
 import type { Ent, SymbolModel } from './model';
 
-export function loadModel(model: SymbolModel, store: Store): void {
-    const files = store.files();
-    const languages = new Map(files.map((f) => [f.path, languageById(f.language)]));
-    // Rows bring a string per cell: the same ids, names and paths many times
-    // over. One instance of each (a third of the model's heap on the stdlib).
-    const pool = new Map<string, string>();
-    const one = (x: string): string => {
-      const had = pool.get(x);
-      if (had !== undefined) return had;
-      pool.set(x, x);
-      return x;
-    };
-    const oneOrNull = (x: string | null): string | null => (x === null ? null : one(x));
+/** Files read per statement while loading in slices. */
+const FILES_PER_SLICE = 32;
+
+export class ModelLoader {
+  private byFid: Map<number, FileRow>;
+  /** The path of the last file read: the next slice starts after it. */
+  private after = '';
+  private done = false;
+  // Rows bring a string per cell: the same ids, names and paths many times
+  // over. One instance of each (a third of the model's heap on the stdlib).
+  private readonly pool = new Map<string, string>();
+  private readonly one = (x: string): string => {
+    const had = this.pool.get(x);
+    if (had !== undefined) return had;
+    this.pool.set(x, x);
+    return x;
+  };
+  private readonly oneOrNull = (x: string | null): string | null => (x === null ? null : this.one(x));
+
+  constructor(
+    private readonly model: SymbolModel,
+    private readonly store: Store,
+  ) {
+    this.byFid = new Map(store.files().map((f) => [f.fid, f]));
     // Call sites stay in the index until a lookup asks for a callee's name (call-sites.ts).
     model.readCallsFrom({
       callsOf: (file) => store.callArgsOf(file).map(([source, target, receiver, rtype, args]) => ({ from: source, target, receiver, rtype, args })),
       filesReferring: (name) => store.pathsReferring(name),
     });
-    const byFid = new Map(files.map((f) => [f.fid, f]));
-    for (const [fid, r] of store.modelRows()) {
-      const f = byFid.get(fid)!;
-      const language = languages.get(f.path);
+  }
+
+  /** Reads every file not read yet. */
+  rest(): void {
+    if (!this.done) this.read(-1);
+    this.done = true;
+  }
+
+  /** Reads a slice of files, and more for about `ms` milliseconds; true once every file is read. */
+  step(ms: number): boolean {
+    const until = performance.now() + ms;
+    do this.done ||= this.read(FILES_PER_SLICE) < FILES_PER_SLICE;
+    while (!this.done && performance.now() < until);
+    return this.done;
+  }
+
+  /** Reads up to `limit` files (all when negative) after the last one read; returns how many. */
+  private read(limit: number): number {
+    let n = 0;
+    for (const [fid, r] of this.store.modelRows(this.after, limit)) {
+      n++;
+      // A file written since the loader started (by another process: this one loads the whole
+      // model before it writes) is not in the list yet.
+      if (!this.byFid.has(fid)) this.byFid = new Map(this.store.files().map((f) => [f.fid, f]));
+      const f = this.byFid.get(fid);
+      if (!f) continue;
+      this.after = f.path;
+      const language = languageById(f.language);
       if (!language) continue;
+      const { one, oneOrNull } = this;
       const file = one(f.path);
       const entities: Ent[] = r.entities.map(([id, kind, name, qname, parent, bases, returns, alias, decorators]) => {
-        const n = one(name);
+        const nm = one(name);
         return {
           id,
           kind: one(kind),
-          name: n,
-          qname: qname ?? n,
+          name: nm,
+          qname: qname ?? nm,
           file,
           parent: oneOrNull(parent),
           bases: bases ? bases.map(one) : null,
@@ -44,7 +82,7 @@ export function loadModel(model: SymbolModel, store: Store): void {
           overload: !!decorators && !!language.isOverloadStub?.(decorators),
         };
       });
-      model.setFile({
+      this.model.setFile({
         file,
         language,
         module: f.module,
@@ -53,4 +91,6 @@ export function loadModel(model: SymbolModel, store: Store): void {
         attrTypes: r.attrTypes.map(([cls, attr, type]) => ({ cls: one(cls), attr: one(attr), type: one(type) })),
       });
     }
+    return n;
+  }
 }

@@ -116,7 +116,7 @@ export function prepareStatements(db: Db) {
       (SELECT count(DISTINCT r.src) FROM edges x JOIN refs r ON r.rid = x.rid WHERE x.dst = e.eid AND r.relation = 'CALLS') AS callers
       FROM entities e WHERE e.eid IN (SELECT value FROM json_each(?))`),
     // What the symbol model holds of each file, one JSON array per table (read-rows.ts ModelFileRows), file by file in path order.
-    modelRows: p(`${MODEL_ROWS} ORDER BY f.path`).raw(),
+    modelRows: p(`${MODEL_ROWS} WHERE f.path > ? ORDER BY f.path LIMIT ?`).raw(),
     callArgsOfPath: p('SELECT c.calls FROM call_args c JOIN files f ON f.fid = c.fid WHERE f.path = ?').pluck(),
     pathsReferring: p('SELECT DISTINCT f.path FROM refs r JOIN files f ON f.fid = r.fid WHERE r.last = ?').pluck(),
     refByRid: p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),

@@ -518,10 +518,11 @@ export class Store {
    * by file in path order (the order of `files()`): SQLite gathers a file's rows into one JSON
    * array per table, which parses in a fraction of the time that reading the rows one by one into
    * JS takes, and only one file's rows are in the heap at a time. (No other statement may run on
-   * this connection until the loop ends.)
+   * this connection until the loop ends.) From the file after path `after` on, `limit` files
+   * (all when negative): the model can be read a slice at a time.
    */
-  *modelRows(): Generator<[fid: number, rows: ModelFileRows]> {
-    for (const row of this.s.modelRows.iterate() as IterableIterator<ModelRowsJson>) yield [row[0], parseModelRows(row)];
+  *modelRows(after = '', limit = -1): Generator<[fid: number, rows: ModelFileRows]> {
+    for (const row of this.s.modelRows.iterate(after, limit) as IterableIterator<ModelRowsJson>) yield [row[0], parseModelRows(row)];
   }
 
   /** One file's call sites with argument types (none when it has no row). */

@@ -97,7 +97,7 @@ export class Buffers {
    * targets were found through changed.
    */
   reindexAgain(paths: readonly string[] | null): void {
-    for (const [path, o] of this.docs) if (o.doc && (!paths || paths.includes(path))) this.reindex(path, o, []);
+    for (const [path, o] of this.docs) if (o.doc && (!paths || paths.includes(path))) this.reindex(path, o, [], true);
   }
 
   closeAll(): void {
@@ -129,11 +129,15 @@ export class Buffers {
     return { indexed: true };
   }
 
-  private reindex(path: string, o: Open, shifts: LineShift[]): void {
+  private reindex(path: string, o: Open, shifts: LineShift[], again = false): void {
     const { doc, lang, reuse } = o;
     const text = doc!.text;
     const extraction = lang.extract(doc!.tree, text, path, this.parsers.get(lang).grammar, reuse);
     const hash = createHash('sha256').update(text).digest('hex');
+    // The index holds this very text already (a file opened as it is on disk, an edit undone):
+    // nothing to write, and no symbol model to read for it (a second on the stdlib). Not when
+    // asked again (`reindexAgain`): then what the text means changed, not the text.
+    if (!again && this.host.store.file(path)?.hash === hash) return;
     // Rows below an edit move by the lines it added or removed (one UPDATE each, so that the
     // per-row diff finds them unchanged); mtime 0: the next disk scan re-reads the file once it
     // is closed.
