@@ -72,7 +72,7 @@ export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** Files of a sync (watched-file events) parsed and written together. */
 const SYNC_BATCH = 32;
 /** How long the background read of the symbol model holds the thread at a time. */
-const PRELOAD_SLICE_MS = 8;
+const PRELOAD_SLICE_MS = 16;
 /** Files larger than this are not read to answer a request (they are not indexed either). */
 const MAX_SHOWN_BYTES = 256 * 1024 * 1024;
 
