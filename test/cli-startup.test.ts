@@ -72,6 +72,15 @@ describe('a file changed on disk since the index', () => {
     expect(nsccn('trace', 'method:service/core.py:Service.open').engine).not.toHaveProperty('grammars');
   });
 
+  test('a file touched but holding the same bytes is re-read, not parsed: no grammar loads', () => {
+    write('service/core.py', fs.readFileSync(path.join(root, 'service/core.py'), 'utf8'));
+    const r = nsccn('trace', 'method:service/core.py:Service.open');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.engine).not.toHaveProperty('grammars');
+    expect(r.stdout).toContain('→ CALLS to method:service/store.py:Store.put (line 27)');
+    expect(nsccn('index').stdout).toMatch(/\(0 parsed, \d+ unchanged/); // the new stat was recorded
+  });
+
   test('the next skeleton shows a function added to the file', () => {
     write('service/util_a.py', fs.readFileSync(path.join(root, 'service/util_a.py'), 'utf8') + '\n\ndef brand_new(x):\n    """Added after the index."""\n    return x\n');
     const r = nsccn('skeleton', 'service/util_a.py');

@@ -303,9 +303,10 @@ export class Engine {
     this.log(`index run: ${fresh.why}`);
     // The grammars of the files to parse (all after an interrupted run: any file may be).
     const langs = fresh.parse ? [...new Set(fresh.parse.map((p) => languageForPath(p)).filter((l): l is LanguageSupport => !!l))] : LANGUAGES;
-    // Loaded here unless they wait for a run that parses on this thread (`grammars: when-parsing`).
+    // Loaded here unless they wait for a run that parses on this thread (`grammars: when-parsing`,
+    // and a lazy engine: a file whose stat moved may hold the same bytes, and then needs none).
     const onThisThread = () => this.loadGrammars(langs);
-    const grammars = this.opts.grammars === 'when-parsing' ? undefined : onThisThread();
+    const grammars = this.opts.grammars === 'when-parsing' || this.opts.lazy ? undefined : onThisThread();
     const run = Promise.all([onDemand.indexer(), grammars]).then(([{ indexFromDisk }]) => indexFromDisk(
       {
         root: this.root,

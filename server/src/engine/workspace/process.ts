@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import type { FileExtraction, LanguageSupport } from '../languages/types';
 import { languageForPath } from '../languages/registry';
 import type { Parsers } from '../parse/parsers';
-import { readSource } from './read';
+import { readSource, type ReadResult } from './read';
 import { entityHash } from '../store/write-rows';
 import type { ProfileClock } from './profile';
 
@@ -26,8 +26,22 @@ export type FileOutcome =
    */
   | { kind: 'skipped'; path: string; reason: string; gone?: boolean; byContent?: boolean };
 
+/** A file read whose content is new to the index: it wants parsing (`parseRead`). */
+export interface FileRead {
+  kind: 'read';
+  job: FileJob;
+  lang: LanguageSupport;
+  read: Extract<ReadResult, { ok: true }>;
+}
+
 /** `clock`: an index run's profile, told the read, parse and extract times. */
 export function processFile(root: string, job: FileJob, parsers: Parsers, maxBytes: number, clock?: ProfileClock): FileOutcome {
+  const r = readFile(root, job, maxBytes, clock);
+  return r.kind === 'read' ? parseRead(r, parsers, clock) : r;
+}
+
+/** The first half of `processFile`: what needs no parser (a file skipped, or unchanged by content). */
+export function readFile(root: string, job: FileJob, maxBytes: number, clock?: ProfileClock): FileOutcome | FileRead {
   const lang = languageForPath(job.path);
   if (!lang) return { kind: 'skipped', path: job.path, reason: 'no language for this extension' };
   const t0 = performance.now();
@@ -35,6 +49,11 @@ export function processFile(root: string, job: FileJob, parsers: Parsers, maxByt
   if (clock) clock.ms.read += performance.now() - t0;
   if (!read.ok) return { kind: 'skipped', path: job.path, reason: read.reason, gone: read.deleted, byContent: read.byContent };
   if (read.hash === job.knownHash) return { kind: 'unchanged', path: job.path, size: read.size, mtimeMs: read.mtimeMs };
+  return { kind: 'read', job, lang, read };
+}
+
+/** The second half: parse and extract (the grammars loaded). */
+export function parseRead({ job, lang, read }: FileRead, parsers: Parsers, clock?: ProfileClock): FileOutcome {
   try {
     const extraction = extractText(lang, parsers, read.text, job.path, clock);
     for (const e of extraction.entities) e.contentHash = entityHash(e);
