@@ -36,6 +36,22 @@ const ownLocation = (bundle) => ({
   },
 });
 
+// commander requires node:child_process at load, for subcommands run as separate executables
+// (which NSCCN has none of); child_process pulls in net and stream: ~8 ms of every command's
+// start. Inside commander it is read on first use instead.
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, (a) =>
+      a.importer.includes(`${path.sep}node_modules${path.sep}commander${path.sep}`) ? { path: 'lazy-child-process', namespace: 'lazy' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
+      contents: "module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });",
+      loader: 'js',
+    }));
+  },
+};
+
 // The code V8 compiles for a bundle, saved beside it (`<bundle>.v8cache`) for main.js to load the
 // bundle with (see requireBundle there). Made in a child process that runs the bundle's top level
 // the way main.js will, so the functions compiled at load are in the cache too; for the CLI's
@@ -91,7 +107,7 @@ Promise.all(
       target: 'node20',
       format: 'cjs',
       external: outside,
-      plugins: [ownLocation(bundle)],
+      plugins: [ownLocation(bundle), lazyChildProcess],
       sourcemap: true,
       logLevel: 'warning',
     });
