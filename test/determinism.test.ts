@@ -61,6 +61,31 @@ describe('deterministic search', () => {
     }
   });
 
+  test('a server that finds the vectors complete as recorded warms its bits without counting them', async () => {
+    const dir = copyFixture('causal');
+    try {
+      const first = await Engine.open({ root: dir, workers: 0, embeddings: { model: 'none' }, lazy: true });
+      await first.indexWorkspace();
+      await first.finishEmbeddings();
+      await first.close();
+      const counts = vi.spyOn(VectorStore.prototype, 'counts');
+      const warms = vi.spyOn(VectorStore.prototype, 'warm');
+      const server = await Engine.open({ root: dir, workers: 0, embeddings: { model: 'none' } });
+      await server.indexWorkspace();
+      // The first look for missing vectors waits for a quiet spell; the warming ends it.
+      for (let i = 0; i < 100 && !warms.mock.calls.length; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(warms.mock.calls).toEqual([['static', false]]);
+      expect(counts).not.toHaveBeenCalled();
+      expect((await server.search({ query: 'rows' })).incomplete).toBeUndefined();
+      expect(counts).not.toHaveBeenCalled();
+      await server.close();
+      counts.mockRestore();
+      warms.mockRestore();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('an engine answer made while the vectors fill says which streams are incomplete', async () => {
     const ws = await openWorkspace('causal');
     try {

@@ -387,7 +387,10 @@ export class EmbeddingService {
         if (this.oneShot) this.saveBits();
         if (this.warmWhenIdle) {
           this.warmWhenIdle = false;
-          for (const s of this.spaces) this.vectors.warm(s.name);
+          // A search counts only when no record vouches for the vectors (`countsOf`): then the
+          // count is worth having ready; else it would be 0.2 s of a server's first second.
+          const counted = !(this.cleanKey !== null && covers(readCompleteness(this.store), this.store.entityGeneration(), this.spaceIds()));
+          for (const s of this.spaces) this.vectors.warm(s.name, counted);
         }
         return;
       }

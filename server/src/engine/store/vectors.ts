@@ -421,12 +421,12 @@ export class VectorStore {
   }
 
   /**
-   * Loads what the first search of a space reads (its counts, the bits held in memory): a
-   * server does it once its queues are empty, so that first search does not.
+   * Loads what the first search of a space reads (its counts when asked, the bits held in
+   * memory): a server does it once its queues are empty, so that first search does not.
    */
-  warm(space: string): void {
+  warm(space: string, counts = true): void {
     if (!this.s.space.get(space) || !this.exists(tables(space).f)) return;
-    this.counts(space);
+    if (counts) this.counts(space);
     const st = this.statements(space);
     if (st.allB) this.heldBits(space, st.allB);
   }
