@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EmbeddingService } from '../server/src/engine/embed/service';
 import { DEFAULT_MODEL, NO_MODEL_NOTE, decideModel } from '../server/src/engine/embed/model-settings';
 import { encodeStaticTable } from '../server/src/engine/embed/static-asset';
@@ -116,6 +116,8 @@ describe('embedding service without a model', () => {
       for (let f = 0; f < 13; f++) writeFile(store, `m${f}.py`, Array.from({ length: 100 }, (_, i) => ({ name: `f${i}`, body: i % 2 ? 'read the file path' : 'fetch a url' })));
       const { VectorStore } = await import('../server/src/engine/store/vectors');
       const truth = new VectorStore(store.db);
+      const { StaticEmbedder } = await import('../server/src/engine/embed/static-embedder');
+      const settled = vi.spyOn(StaticEmbedder.prototype, 'settled');
       const svc = new EmbeddingService(store, { model: 'none' }, () => {});
       svc.start();
       const seen: Array<{ done: number; total: number; truth: number }> = [];
@@ -131,6 +133,8 @@ describe('embedding service without a model', () => {
       expect(moving.length).toBeGreaterThanOrEqual(2);
       for (const s of seen) expect(s).toMatchObject({ done: s.truth, total: 13 * 101 });
       expect(svc.progress()).toEqual([{ stream: 'static', done: 13 * 101, total: 13 * 101, complete: true }]);
+      expect(settled).toHaveBeenCalledTimes(1); // the fill over: the embedder lets go of its scratch
+      settled.mockRestore();
       await svc.close();
     } finally {
       delete process.env.NSCCN_OFFLINE;

@@ -198,6 +198,11 @@ describe.skipIf(!shipped)('the shipped static table', () => {
       expect(warm.embedEntity(e)).toEqual(StaticEmbedder.load(shipped!).embedEntity(e));
       expect(warm.embedOne(t)).toEqual(StaticEmbedder.load(shipped!).embedOne(t));
     }
+    // Once a fill is over the embedder lets go of them (their keys keep the texts alive).
+    expect(warm.rememberedIdentifiers).toBeGreaterThan(5);
+    warm.settled();
+    expect(warm.rememberedIdentifiers).toBe(0);
+    expect(warm.embedOne(texts[0])).toEqual(StaticEmbedder.load(shipped!).embedOne(texts[0]));
   });
 
   it('is a few MB', () => {

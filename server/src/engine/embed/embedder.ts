@@ -10,4 +10,6 @@ export interface Embedder {
   readonly dims: number;
   /** Unit-length vectors, one per text, in order. */
   embed(texts: string[], role?: EmbedRole): Promise<Float32Array[]>;
+  /** Told when the service has nothing left to embed: let go of what only a fill needs. */
+  settled?(): void;
 }

@@ -385,6 +385,7 @@ export class EmbeddingService {
         // The bits whole for the next process's first search: a one-shot command now (it is
         // ending), a server when it closes (not per edit: the snapshot is megabytes).
         if (this.oneShot) this.saveBits();
+        for (const s of this.spaces) s.embedder.settled?.();
         if (this.warmWhenIdle) {
           this.warmWhenIdle = false;
           // A search counts only when no record vouches for the vectors (`countsOf`): then the
