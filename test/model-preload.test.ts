@@ -19,8 +19,13 @@ afterEach(() => {
 async function chain(): Promise<Engine> {
   root = copyFixture('python');
   for (let i = 0; i < 100; i++) fs.writeFileSync(path.join(root, `shop/gen_${i}.py`), `from .gen_${i + 1} import f${i + 1}\n\n\ndef f${i}():\n    return f${i + 1}()\n`);
+  const indexer = await Engine.open({ root, workers: 0, embeddings: { model: 'none' } });
+  await indexer.indexWorkspace();
+  await indexer.close();
+  // A server opening the index: no symbol model yet (a first index builds it as it writes).
   const engine = await Engine.open({ root, workers: 0, embeddings: { model: 'none' } });
   await engine.indexWorkspace();
+  expect(engine.graph.model.files.size).toBe(0);
   return engine;
 }
 
@@ -52,9 +57,13 @@ describe('the symbol model read in slices', () => {
       'shop/gen_50.py': read('shop/gen_50.py').replace('return f51()', 'return f51() + helper()\n\n\ndef helper():\n    return f51()'),
       'shop/gen_70.py': `from .gen_50 import helper\n${read('shop/gen_70.py').replace('return f71()', 'return helper()')}`,
     };
-    // Opened and edited at once: the edit reads the rest of the model first.
+    // Edited while the background read is under way (one slice of 32 files read, then a yield;
+    // the open joins that read): the edit reads the rest of the model first.
+    const reading = engine.graph.preload(0, () => false);
     engine.openDocument('shop/gen_50.py', read('shop/gen_50.py'), 1);
+    expect(engine.graph.model.files.size).toBe(32);
     engine.changeDocument('shop/gen_50.py', [{ text: edited['shop/gen_50.py'] }], 2);
+    await reading; // ended: `load` read the rest
     // Opened, then edited once the model is read in the background.
     engine.openDocument('shop/gen_70.py', read('shop/gen_70.py'), 1);
     await engine.graph.preload(1, () => false);
@@ -71,6 +80,22 @@ describe('the symbol model read in slices', () => {
     await cold.indexWorkspace();
     expect(live).toEqual(graph(cold));
     await cold.close();
+  });
+
+  test('a project change during the background read drops it; the next change reads the new model whole', async () => {
+    const engine = await chain();
+    const { projectFiles } = await import('../server/src/engine/workspace/project');
+    const preload = engine.graph.preload(0, () => false); // one slice, then a yield
+    const dropped = engine.graph.model;
+    engine.graph.resetProject(projectFiles(root!));
+    await preload; // ends at its next slice: the model it was reading is gone
+    expect(dropped.files.size).toBeLessThan(107);
+    expect(engine.graph.model).not.toBe(dropped);
+    engine.graph.load();
+    const whole = new SymbolModel();
+    new ModelLoader(whole, engine.store).rest();
+    expect(contents(engine.graph.model)).toEqual(contents(whole));
+    await engine.close();
   });
 
   test('a file opened as it is on disk writes nothing; an edit undone is back to what the disk says', async () => {
