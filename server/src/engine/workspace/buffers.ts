@@ -6,7 +6,6 @@
 // parsed or indexed (its text is still kept, edited as plain text, so that it can be indexed
 // again the moment it shrinks). Versions must grow: an edit out of order is refused, never
 // applied to the wrong text.
-import { createHash } from 'node:crypto';
 import { ErrorCodes } from '../../../../protocol';
 import type { TextChange } from '../api';
 import { EngineError } from '../errors';
@@ -15,6 +14,7 @@ import type { ExtractionReuse, LanguageSupport } from '../languages/types';
 import { applyTextChanges, LiveDocument } from '../parse/document';
 import type { Parsers } from '../parse/parsers';
 import type { IndexHost, LineShift } from './host';
+import { hashBytes } from './read';
 
 interface Open {
   /** The parsed buffer, or null while it is too large to index. */
@@ -133,7 +133,8 @@ export class Buffers {
     const { doc, lang, reuse } = o;
     const text = doc!.text;
     const extraction = lang.extract(doc!.tree, text, path, this.parsers.get(lang).grammar, reuse);
-    const hash = createHash('sha256').update(text).digest('hex');
+    // The hash a read from disk stores (`hashBytes`), so that a file opened as it is on disk matches.
+    const hash = hashBytes(text);
     // The index holds this very text already (a file opened as it is on disk, an edit undone):
     // nothing to write, and no symbol model to read for it (a second on the stdlib). Not when
     // asked again (`reindexAgain`): then what the text means changed, not the text.
