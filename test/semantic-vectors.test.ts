@@ -1,6 +1,8 @@
 // The vector store over a real sqlite-vec index: bookkeeping of what is embedded, orphans,
 // model switches, and binary KNN (bits, then float re-scoring) agreeing with exact float KNN.
 import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -125,49 +127,98 @@ describe('VectorStore', () => {
     expect(vs.knn('model', vectors[0], 3)[0].eid).toBe(eids[0]);
   });
 
-  it('with the bits on, re-scores from a plain table of the float vectors, moves an older index there, and back when they go off', () => {
+  it('with the bits on, re-scores from a byte per dimension (a quarter of the floats), moves older indexes there, and back when they go off', () => {
     const n = 300;
     const dims = 32;
-    const { store, eids } = fillStore(n);
-    const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    const tableExists = (table: string) => store.db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(table) !== undefined;
-    const vs = new VectorStore(store.db);
-    vs.open('model', 'clustered', dims);
-    const { vectors } = clustered(n, dims, 6, 7);
-    vs.put('model', eids.map((eid, i) => ({ eid, id: `func:m.py:f${i}`, hash: vs.entity(eid)!.hash, vector: vectors[i] })));
-    const floatAnswers = [0, 50, 299].map((q) => vs.knn('model', vectors[q], 8));
-    expect(count('vec_model_f')).toBe(n);
-    expect(tableExists('vec_model_floats')).toBe(false);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-q8-'));
+    const file = path.join(dir, 'index.db');
+    try {
+      const store = new Store(openDatabase(file, () => {}).db);
+      const fns = Array.from({ length: n }, (_, i) => ({ name: `f${i}`, body: `w${i}` }));
+      writeFile(store, 'm.py', fns);
+      const eids = fns.map((f) => eidOf(store, `func:m.py:${f.name}`));
+      const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+      const tableExists = (table: string) => store.db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(table) !== undefined;
+      const rowBytes = (table: string, col: string) => (store.db.prepare(`SELECT max(length(${col})) AS b FROM ${table}`).get() as { b: number }).b;
+      const vs = new VectorStore(store.db);
+      vs.open('model', 'clustered', dims);
+      const { vectors } = clustered(n, dims, 6, 7);
+      vs.put('model', eids.map((eid, i) => ({ eid, id: `func:m.py:f${i}`, hash: vs.entity(eid)!.hash, vector: vectors[i] })));
+      const probes = [0, 50, 299];
+      const floatAnswers = probes.map((q) => vs.knn('model', vectors[q], 8));
+      expect(count('vec_model_f')).toBe(n);
+      expect(tableExists('vec_model_q8')).toBe(false);
+      const exact = probes.map((q) => new Map(vs.knn('model', vectors[q], n).map((h) => [h.eid, h.distance])));
+      // Re-scored from the rows: each distance within the rounding of a byte per dimension of
+      // the float one, so the same nearest vector and the same neighbours but for near-ties.
+      const sameAnswers = (got: ReturnType<typeof vs.knn>[]) =>
+        got.forEach((hits, k) => {
+          expect(hits.length).toBe(8);
+          expect(hits[0].eid).toBe(floatAnswers[k][0].eid);
+          const kth = floatAnswers[k][7].distance;
+          for (const h of hits) {
+            const d = exact[k].get(h.eid)!;
+            expect(Math.abs(h.distance - d)).toBeLessThan(0.005);
+            expect(d).toBeLessThan(kth + 0.01);
+          }
+        });
 
-    vs.setBinary('model', true);
-    expect(count('vec_model_floats')).toBe(n);
-    expect(count('vec_model_f')).toBe(0);
-    const binaryAnswers = () => [0, 50, 299].map((q) => vs.knn('model', vectors[q], 8, { rescore: n }));
-    // Every vector re-scored: the same cosine distances vec0 gave, so the same answer.
-    expect(binaryAnswers()).toEqual(floatAnswers);
-    // Writes and deletes go to the plain table while the bits are on.
-    vs.put('model', [{ eid: eids[1], id: 'func:m.py:f1', hash: vs.entity(eids[1])!.hash, vector: vectors[0] }]);
-    expect(vs.knn('model', vectors[0], 2, { rescore: n }).map((h) => h.eid).sort()).toEqual([eids[0], eids[1]].sort());
-    vs.put('model', [{ eid: eids[1], id: 'func:m.py:f1', hash: vs.entity(eids[1])!.hash, vector: vectors[1] }]);
-    expect(count('vec_model_floats')).toBe(n);
-    expect(count('vec_model_f')).toBe(0);
+      vs.setBinary('model', true);
+      expect(count('vec_model_q8')).toBe(n);
+      expect(rowBytes('vec_model_q8', 'q')).toBe(dims);
+      expect(count('vec_model_f')).toBe(0);
+      expect(tableExists('vec_model_floats')).toBe(false);
+      const binaryAnswers = (v: VectorStore) => probes.map((q) => v.knn('model', vectors[q], 8, { rescore: n }));
+      sameAnswers(binaryAnswers(vs));
+      // A float search asked for while the bits are on scans the rows.
+      sameAnswers(probes.map((q) => vs.knn('model', vectors[q], 8, { binary: false })));
+      // Writes and deletes go to the rows while the bits are on.
+      vs.put('model', [{ eid: eids[1], id: 'func:m.py:f1', hash: vs.entity(eids[1])!.hash, vector: vectors[0] }]);
+      expect(vs.knn('model', vectors[0], 2, { rescore: n }).map((h) => h.eid).sort()).toEqual([eids[0], eids[1]].sort());
+      vs.put('model', [{ eid: eids[1], id: 'func:m.py:f1', hash: vs.entity(eids[1])!.hash, vector: vectors[1] }]);
+      expect(count('vec_model_q8')).toBe(n);
+      expect(count('vec_model_f')).toBe(0);
 
-    // An index made before the move (bits on, floats in vec0) is moved when a space opens.
-    store.db.exec('DROP TABLE vec_model_floats; DROP TABLE vec_model_f');
-    store.db.exec(`CREATE VIRTUAL TABLE vec_model_f USING vec0(embedding float[${dims}] distance_metric=cosine)`);
-    const ins = store.db.prepare('INSERT INTO vec_model_f(rowid, embedding) VALUES (?, ?)');
-    eids.forEach((eid, i) => ins.run(BigInt(eid), vectors[i]));
-    const older = new VectorStore(store.db);
-    expect(older.open('model', 'clustered', dims)).toBe(false);
-    expect(count('vec_model_floats')).toBe(n);
-    expect(count('vec_model_f')).toBe(0);
-    expect([0, 50, 299].map((q) => older.knn('model', vectors[q], 8, { rescore: n }))).toEqual(floatAnswers);
+      // An index made before the rows were bytes (bits on, float rows): read as it is when
+      // read-only, moved into the rows when a writer opens the space.
+      store.db.exec('DROP TABLE vec_model_q8; CREATE TABLE vec_model_floats (eid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)');
+      const insFloat = store.db.prepare('INSERT INTO vec_model_floats(eid, embedding) VALUES (?, ?)');
+      eids.forEach((eid, i) => insFloat.run(eid, vectors[i]));
+      store.db.close();
+      const reader = new Database(file, { readonly: true, fileMustExist: true });
+      sqliteVec.load(reader);
+      const readOnly = new VectorStore(reader);
+      expect(readOnly.open('model', 'clustered', dims)).toBe(false);
+      sameAnswers(binaryAnswers(readOnly));
+      reader.close();
+      const writer = new Store(openDatabase(file, () => {}).db);
+      const moved = new VectorStore(writer.db);
+      expect(moved.open('model', 'clustered', dims)).toBe(false);
+      const countW = (table: string) => (writer.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+      expect(countW('vec_model_q8')).toBe(n);
+      expect(writer.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vec_model_floats'").get()).toBeUndefined();
+      sameAnswers(binaryAnswers(moved));
 
-    // Bits off: the vectors are back in vec0, and its KNN answers as before.
-    older.setBinary('model', false);
-    expect(tableExists('vec_model_floats')).toBe(false);
-    expect(count('vec_model_f')).toBe(n);
-    expect([0, 50, 299].map((q) => older.knn('model', vectors[q], 8))).toEqual(floatAnswers);
+      // Older still (bits on, floats in vec0): moved into the rows too.
+      writer.db.exec('DROP TABLE vec_model_q8; DROP TABLE vec_model_f');
+      writer.db.exec(`CREATE VIRTUAL TABLE vec_model_f USING vec0(embedding float[${dims}] distance_metric=cosine)`);
+      const ins = writer.db.prepare('INSERT INTO vec_model_f(rowid, embedding) VALUES (?, ?)');
+      eids.forEach((eid, i) => ins.run(BigInt(eid), vectors[i]));
+      const older = new VectorStore(writer.db);
+      expect(older.open('model', 'clustered', dims)).toBe(false);
+      expect(countW('vec_model_q8')).toBe(n);
+      expect(countW('vec_model_f')).toBe(0);
+      sameAnswers(binaryAnswers(older));
+
+      // Bits off: the vectors are back in vec0 (as the rows' directions), and its KNN answers as before.
+      older.setBinary('model', false);
+      expect(writer.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vec_model_q8'").get()).toBeUndefined();
+      expect(countW('vec_model_f')).toBe(n);
+      sameAnswers(probes.map((q) => older.knn('model', vectors[q], 8)));
+      writer.db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -5,15 +5,18 @@
 // vectors), and a bookkeeping row per vector saying which content it was computed from, so that
 // only entities whose content changed are embedded again. Tables are our own (IF NOT EXISTS):
 // schema.ts and its version are untouched, and the index stays derived data.
-// With the bits on, the float vectors move out of vec0 into a plain table keyed by eid (`rows`):
-// re-scoring reads a few hundred vectors one by one, and vec0 reads each through its chunk's
-// 1 MB overflow chain (0.17 ms apiece on the stdlib, against 8 µs from a plain table); its KNN
-// scan, the one thing vec0 does better, is not used while the bits are on. vec0 then stays empty.
+// With the bits on, the vectors move out of vec0 into a plain table keyed by eid (`q8`), one
+// signed byte per dimension (q8.ts): re-scoring reads a few hundred vectors one by one, and vec0
+// reads each through its chunk's 1 MB overflow chain (0.17 ms apiece on the stdlib, against 8 µs
+// from a plain table); its KNN scan, the one thing vec0 does better, is not used while the bits
+// are on. vec0 then stays empty. Indexes made before the rows were bytes kept float32 rows in
+// `floats`: moved into `q8` when the space opens (a read-only index re-scores from them).
 import type { Statement } from 'better-sqlite3';
 import { BitIndex } from './bits';
 import { BitsSnapshots } from './bits-snapshot';
 import type { Db } from './db';
 import type { EntityDbRow } from './read-rows';
+import { fromQ8, norm, rowDistance, toQ8 } from './q8';
 
 /** Entity kinds that get a vector: code entities with a body or a docstring. */
 const EMBEDDED_KINDS = `('module', 'class', 'function', 'method')`;
@@ -43,21 +46,35 @@ export interface VectorItem {
 
 const SPACE_NAME = /^[a-z][a-z0-9_]{0,30}$/;
 
-function tables(space: string): { f: string; rows: string; b: string; legacyB: string } {
+function tables(space: string): { f: string; q8: string; floats: string; b: string; legacyB: string } {
   // Space names become table names: only a fixed, safe alphabet is accepted.
   if (!SPACE_NAME.test(space)) throw new Error(`invalid vector space name ${JSON.stringify(space)}`);
-  // `legacyB`: the vec0 bit table of indexes made before the scan moved into memory.
-  return { f: `vec_${space}_f`, rows: `vec_${space}_floats`, b: `vec_${space}_bits`, legacyB: `vec_${space}_b` };
+  // `floats`: the re-scoring rows as float32, as indexes made before `q8` hold them (and, for a
+  // moment, a move out of vec0). `legacyB`: the vec0 bit table of indexes made before the scan
+  // moved into memory.
+  return { f: `vec_${space}_f`, q8: `vec_${space}_q8`, floats: `vec_${space}_floats`, b: `vec_${space}_bits`, legacyB: `vec_${space}_b` };
+}
+
+/** Rows moved between tables a chunk at a time (a whole space read at once is ~1 KB a vector). */
+const MOVE_CHUNK = 4096;
+
+/** A float32 vector stored as a blob, copied out (a blob's offset need not be aligned for floats). */
+function floatsOf(blob: Uint8Array): Float32Array {
+  return new Float32Array(Uint8Array.from(blob).buffer);
 }
 
 interface SpaceStatements {
-  /** The float vectors, in vec0 or (bits on) in the plain table. */
+  /** The vectors, in vec0 or (bits on) in the re-scoring rows. */
   delF: Statement;
   insF: Statement;
+  /** True when `insF` takes a re-scoring row (`toQ8`) rather than floats. */
+  q8: boolean;
+  /** vec0's KNN and one vector's distance (vec0 only: with re-scoring rows, `rowsOf` and `allRows`). */
   knnF: Statement;
   distance: Statement;
-  /** The distances of a JSON list of eids in one statement (plain rows only; null for vec0). */
-  distances: Statement | null;
+  /** The re-scoring rows of a JSON list of eids, `{ eid, v }`, and every one (null without them). */
+  rowsOf: Statement | null;
+  allRows: Statement | null;
   delB: Statement | null;
   insB: Statement | null;
   allB: Statement | null;
@@ -149,12 +166,13 @@ export class VectorStore {
         /* read-only: float search */
       }
     }
-    if (!fresh && this.exists(t.b) && !this.exists(t.rows)) {
-      // Bits on, float vectors still in vec0 (an index made before they moved): moved now. A
-      // read-only index keeps them there and re-scores from vec0, slower.
+    if (!fresh && this.exists(t.b) && !this.exists(t.q8)) {
+      // Bits on, the vectors still as floats: in vec0 (an index made before they moved out) or
+      // in float rows (made before the rows were bytes). Made re-scoring rows now; a read-only
+      // index re-scores from where they are, the float rows alike, vec0 slower.
       this.prepared.delete(space);
       try {
-        this.db.transaction(() => this.floatsToRows(space, dims))();
+        this.db.transaction(() => this.toRescoreRows(space, dims))();
       } catch {
         /* read-only */
       }
@@ -178,30 +196,52 @@ export class VectorStore {
 
   private dropTables(space: string): void {
     const t = tables(space);
-    this.db.exec(`DROP TABLE IF EXISTS ${t.f}; DROP TABLE IF EXISTS ${t.rows}; DROP TABLE IF EXISTS ${t.b}; DROP TABLE IF EXISTS ${t.legacyB};`);
+    this.db.exec(`DROP TABLE IF EXISTS ${t.f}; DROP TABLE IF EXISTS ${t.q8}; DROP TABLE IF EXISTS ${t.floats}; DROP TABLE IF EXISTS ${t.b}; DROP TABLE IF EXISTS ${t.legacyB};`);
     this.s.deleteItems.run(space);
     this.s.deleteSpace.run(space);
     this.s.bumpBits.run(space);
     this.bits.delete(space);
   }
 
-  /** The bit table of a space, filled from its float vectors (which move to the plain table). */
+  /** The bit table of a space, filled from its float vectors (which move to the re-scoring rows). */
   private createBits(space: string): void {
     const t = tables(space);
-    if (!this.exists(t.rows)) this.floatsToRows(space, this.dims(space));
+    const dims = this.dims(space);
+    if (!this.exists(t.q8) && !this.exists(t.floats)) this.floatsToRows(space, dims);
     this.db.exec(`CREATE TABLE ${t.b} (eid INTEGER PRIMARY KEY, bits BLOB NOT NULL)`);
-    this.db.exec(`INSERT INTO ${t.b}(eid, bits) SELECT eid, vec_quantize_binary(embedding) FROM ${t.rows}`);
+    // From the floats, as `put` makes them; from the rows only where no floats are left (a
+    // small positive component rounded to 0 there gets the bit of a negative one).
+    if (this.exists(t.floats)) {
+      this.db.exec(`INSERT INTO ${t.b}(eid, bits) SELECT eid, vec_quantize_binary(embedding) FROM ${t.floats}`);
+      this.toRescoreRows(space, dims);
+    } else this.db.exec(`INSERT INTO ${t.b}(eid, bits) SELECT eid, vec_quantize_binary(vec_int8(q)) FROM ${t.q8}`);
     this.s.bumpBits.run(space);
     this.bits.delete(space);
   }
 
-  /** Moves the float vectors from vec0 to the plain table, leaving vec0 empty (a drop: a DELETE is seconds). */
+  /** Moves the float vectors from vec0 to a plain float table, leaving vec0 empty (a drop: a DELETE is seconds). */
   private floatsToRows(space: string, dims: number): void {
     const t = tables(space);
-    this.db.exec(`CREATE TABLE ${t.rows} (eid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)`);
-    this.db.exec(`INSERT INTO ${t.rows}(eid, embedding) SELECT rowid, embedding FROM ${t.f}`);
+    this.db.exec(`CREATE TABLE ${t.floats} (eid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)`);
+    this.db.exec(`INSERT INTO ${t.floats}(eid, embedding) SELECT rowid, embedding FROM ${t.f}`);
     this.db.exec(`DROP TABLE ${t.f}`);
     this.db.exec(`CREATE VIRTUAL TABLE ${t.f} USING vec0(embedding float[${dims}] distance_metric=cosine)`);
+  }
+
+  /** The float vectors (in vec0 or a float table) made re-scoring rows, a chunk at a time. */
+  private toRescoreRows(space: string, dims: number): void {
+    const t = tables(space);
+    if (!this.exists(t.floats)) this.floatsToRows(space, dims);
+    if (!this.exists(t.q8)) this.db.exec(`CREATE TABLE ${t.q8} (eid INTEGER PRIMARY KEY, q BLOB NOT NULL)`);
+    const read = this.db.prepare(`SELECT eid, embedding FROM ${t.floats} WHERE eid > ? ORDER BY eid LIMIT ${MOVE_CHUNK}`);
+    const write = this.db.prepare(`INSERT OR REPLACE INTO ${t.q8}(eid, q) VALUES (?, ?)`);
+    for (let after = 0; ; ) {
+      const rows = read.all(after) as Array<{ eid: number; embedding: Buffer }>;
+      if (!rows.length) break;
+      for (const r of rows) write.run(r.eid, toQ8(floatsOf(r.embedding)));
+      after = rows[rows.length - 1].eid;
+    }
+    this.db.exec(`DROP TABLE ${t.floats}`);
   }
 
   private exists(table: string): boolean {
@@ -219,16 +259,18 @@ export class VectorStore {
     if (st) return st;
     const t = tables(space);
     const binary = this.hasBinary(space);
-    // Absent with the bits on only in a read-only index made before the float vectors moved.
-    const rows = binary && this.exists(t.rows);
+    // With the bits on, the re-scoring rows; in a read-only index made before them, its float
+    // rows (`rowDistance` reads either), or, older still, vec0 itself.
+    const rows = !binary ? null : this.exists(t.q8) ? { table: t.q8, col: 'q' } : this.exists(t.floats) ? { table: t.floats, col: 'embedding' } : null;
     const p = (sql: string) => this.db.prepare(sql);
     st = {
-      delF: p(rows ? `DELETE FROM ${t.rows} WHERE eid = ?` : `DELETE FROM ${t.f} WHERE rowid = ?`),
-      insF: p(rows ? `INSERT OR REPLACE INTO ${t.rows}(eid, embedding) VALUES (?, ?)` : `INSERT INTO ${t.f}(rowid, embedding) VALUES (?, ?)`),
-      // A float search asked for while the bits are on (they are being switched off): a scan.
-      knnF: p(rows ? `SELECT eid, vec_distance_cosine(embedding, ?) AS distance FROM ${t.rows} ORDER BY distance, eid LIMIT ?` : `SELECT rowid AS eid, distance FROM ${t.f} WHERE embedding MATCH ? AND k = ?`),
-      distance: p(rows ? `SELECT vec_distance_cosine(embedding, ?) AS distance FROM ${t.rows} WHERE eid = ?` : `SELECT vec_distance_cosine(embedding, ?) AS distance FROM ${t.f} WHERE rowid = ?`),
-      distances: rows ? p(`SELECT eid, vec_distance_cosine(embedding, ?) AS distance FROM ${t.rows} WHERE eid IN (SELECT value FROM json_each(?))`) : null,
+      delF: p(rows ? `DELETE FROM ${rows.table} WHERE eid = ?` : `DELETE FROM ${t.f} WHERE rowid = ?`),
+      insF: p(rows ? `INSERT OR REPLACE INTO ${rows.table}(eid, ${rows.col}) VALUES (?, ?)` : `INSERT INTO ${t.f}(rowid, embedding) VALUES (?, ?)`),
+      q8: rows?.table === t.q8,
+      knnF: p(`SELECT rowid AS eid, distance FROM ${t.f} WHERE embedding MATCH ? AND k = ?`),
+      distance: p(`SELECT vec_distance_cosine(embedding, ?) AS distance FROM ${t.f} WHERE rowid = ?`),
+      rowsOf: rows ? p(`SELECT eid, ${rows.col} AS v FROM ${rows.table} WHERE eid IN (SELECT value FROM json_each(?))`) : null,
+      allRows: rows ? p(`SELECT eid, ${rows.col} AS v FROM ${rows.table}`) : null,
       delB: binary ? p(`DELETE FROM ${t.b} WHERE eid = ?`) : null,
       insB: binary ? p(`INSERT OR REPLACE INTO ${t.b}(eid, bits) VALUES (?, vec_quantize_binary(?)) RETURNING bits`) : null,
       // Every vector in one row: a Buffer per row made the first search on 74K vectors spend
@@ -255,9 +297,21 @@ export class VectorStore {
     this.prepared.delete(space);
     if (!on) {
       this.db.transaction(() => {
-        if (this.exists(t.rows)) {
-          this.db.exec(`INSERT INTO ${t.f}(rowid, embedding) SELECT eid, embedding FROM ${t.rows}`);
-          this.db.exec(`DROP TABLE ${t.rows}`);
+        if (this.exists(t.floats)) {
+          this.db.exec(`INSERT INTO ${t.f}(rowid, embedding) SELECT eid, embedding FROM ${t.floats}`);
+          this.db.exec(`DROP TABLE ${t.floats}`);
+        }
+        if (this.exists(t.q8)) {
+          // Back into vec0 as the rows' directions (all cosine reads of them).
+          const read = this.db.prepare(`SELECT eid, q FROM ${t.q8} WHERE eid > ? ORDER BY eid LIMIT ${MOVE_CHUNK}`);
+          const write = this.db.prepare(`INSERT INTO ${t.f}(rowid, embedding) VALUES (?, ?)`);
+          for (let after = 0; ; ) {
+            const rows = read.all(after) as Array<{ eid: number; q: Buffer }>;
+            if (!rows.length) break;
+            for (const r of rows) write.run(BigInt(r.eid), fromQ8(r.q));
+            after = rows[rows.length - 1].eid;
+          }
+          this.db.exec(`DROP TABLE ${t.q8}`);
         }
         this.db.exec(`DROP TABLE IF EXISTS ${t.b}`);
         this.s.bumpBits.run(space);
@@ -325,7 +379,7 @@ export class VectorStore {
   put(space: string, items: VectorItem[]): void {
     if (!items.length) return;
     const dims = this.dims(space);
-    const { delF, insF, delB, insB } = this.statements(space);
+    const { delF, insF, q8, delB, insB } = this.statements(space);
     const changed: Array<{ eid: number; bits: Uint8Array | null }> = [];
     this.db.transaction(() => {
       const before = this.bitsVersion(space);
@@ -335,7 +389,7 @@ export class VectorStore {
         delF.run(rowid);
         delB?.run(rowid);
         if (it.vector) {
-          insF.run(rowid, it.vector);
+          insF.run(rowid, q8 ? toQ8(it.vector) : it.vector);
           const row = insB?.get(rowid, it.vector) as { bits: Buffer } | undefined;
           if (row) changed.push({ eid: it.eid, bits: row.bits });
         } else if (delB) changed.push({ eid: it.eid, bits: null });
@@ -434,9 +488,10 @@ export class VectorStore {
   /**
    * Nearest entities to `query`, best first. With the bit table on, a pool of candidates
    * (default 2·k, at least 64) is taken by Hamming distance from the bits held in memory, then
-   * ranked by exact cosine distance; otherwise exact cosine KNN over the float table.
-   * Re-scoring reads the candidates one by one from the plain float table (600 in ~5 ms on the
-   * stdlib; through vec0 they took ~110 ms).
+   * ranked by cosine distance to their re-scoring rows (q8.ts: within rounding of the float
+   * cosine); otherwise exact cosine KNN over the float table. Re-scoring reads the candidates
+   * one by one from the plain table of rows (600 in ~5 ms on the stdlib; through vec0 they took
+   * ~110 ms).
    */
   knn(space: string, query: Float32Array, k: number, opts: { binary?: boolean; rescore?: number } = {}): VectorHit[] {
     if (!this.s.space.get(space) || !this.exists(tables(space).f)) return [];
@@ -444,16 +499,23 @@ export class VectorStore {
     if (n === 0) return [];
     const st = this.statements(space);
     const useBinary = (opts.binary ?? true) && st.allB !== null;
-    if (!useBinary || !st.allB) return st.knnF.all(query, n) as VectorHit[];
-    const pool = Math.max(n, opts.rescore ?? Math.max(2 * n, 64));
-    const q = (this.s.quantize.get(query) as { b: Buffer }).b;
-    const candidates = this.heldBits(space, st.allB).nearest(q, pool);
+    const qn = norm(query);
+    const distances = (rows: Array<{ eid: number; v: Buffer }>): VectorHit[] => rows.map((r) => ({ eid: r.eid, distance: rowDistance(query, qn, r.v) }));
     let scored: VectorHit[] = [];
-    if (st.distances) scored = st.distances.all(query, JSON.stringify(candidates)) as VectorHit[];
-    else {
-      for (const eid of candidates) {
-        const row = st.distance.get(query, BigInt(eid)) as { distance: number } | undefined;
-        if (row) scored.push({ eid, distance: row.distance });
+    if (!useBinary || !st.allB) {
+      if (!st.allRows) return st.knnF.all(query, n) as VectorHit[];
+      // A float search asked for while the bits are on (they are being switched off): a scan.
+      scored = distances(st.allRows.all() as Array<{ eid: number; v: Buffer }>);
+    } else {
+      const pool = Math.max(n, opts.rescore ?? Math.max(2 * n, 64));
+      const q = (this.s.quantize.get(query) as { b: Buffer }).b;
+      const candidates = this.heldBits(space, st.allB).nearest(q, pool);
+      if (st.rowsOf) scored = distances(st.rowsOf.all(JSON.stringify(candidates)) as Array<{ eid: number; v: Buffer }>);
+      else {
+        for (const eid of candidates) {
+          const row = st.distance.get(query, BigInt(eid)) as { distance: number } | undefined;
+          if (row) scored.push({ eid, distance: row.distance });
+        }
       }
     }
     scored.sort((a, b) => a.distance - b.distance || a.eid - b.eid);
