@@ -61,7 +61,8 @@ export async function processAll(jobs: FileJob[], opts: PoolOptions, parsers: Pa
     let grammars: Promise<void> | undefined;
     for (let i = 0; i < jobs.length; i += BATCH) {
       if (opts.shouldStop?.()) return;
-      const reads = jobs.slice(i, i + BATCH).map((j) => readFile(opts.root, j, opts.maxBytes, opts.clock));
+      const realRoot = fs.realpathSync(opts.root);
+      const reads = jobs.slice(i, i + BATCH).map((j) => readFile(opts.root, realRoot, j, opts.maxBytes, opts.clock));
       if (reads.some((r) => r.kind === 'read')) await (grammars ??= opts.loadGrammars?.());
       sink(reads.map((r) => (r.kind === 'read' ? parseRead(r, parsers, opts.clock) : r)));
       await new Promise((r) => setImmediate(r)); // let requests in between batches

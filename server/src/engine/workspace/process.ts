@@ -35,17 +35,22 @@ export interface FileRead {
 }
 
 /** `clock`: an index run's profile, told the read, parse and extract times. */
-export function processFile(root: string, job: FileJob, parsers: Parsers, maxBytes: number, clock?: ProfileClock): FileOutcome {
-  const r = readFile(root, job, maxBytes, clock);
+/** `realRoot`: the root's real path, when the caller took it for a batch of files (`readFile`). */
+export function processFile(root: string, job: FileJob, parsers: Parsers, maxBytes: number, clock?: ProfileClock, realRoot = fs.realpathSync(root)): FileOutcome {
+  const r = readFile(root, realRoot, job, maxBytes, clock);
   return r.kind === 'read' ? parseRead(r, parsers, clock) : r;
 }
 
-/** The first half of `processFile`: what needs no parser (a file skipped, or unchanged by content). */
-export function readFile(root: string, job: FileJob, maxBytes: number, clock?: ProfileClock): FileOutcome | FileRead {
+/**
+ * The first half of `processFile`: what needs no parser (a file skipped, or unchanged by content).
+ * `realRoot`: the root's real path, taken once per batch (per file it was ~40 µs of a deep
+ * tree's read: site-packages, 0.4 s of CPU).
+ */
+export function readFile(root: string, realRoot: string, job: FileJob, maxBytes: number, clock?: ProfileClock): FileOutcome | FileRead {
   const lang = languageForPath(job.path);
   if (!lang) return { kind: 'skipped', path: job.path, reason: 'no language for this extension' };
   const t0 = performance.now();
-  const read = readSource(root, fs.realpathSync(root), job.path, maxBytes, lang.encodingCookie);
+  const read = readSource(root, realRoot, job.path, maxBytes, lang.encodingCookie);
   if (clock) clock.ms.read += performance.now() - t0;
   if (!read.ok) return { kind: 'skipped', path: job.path, reason: read.reason, gone: read.deleted, byContent: read.byContent };
   if (read.hash === job.knownHash) return { kind: 'unchanged', path: job.path, size: read.size, mtimeMs: read.mtimeMs };

@@ -1,4 +1,5 @@
 // Worker thread body: parses and extracts the files it is sent, one batch at a time.
+import * as fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { languageForPath } from '../languages/registry';
 import type { LanguageSupport } from '../languages/types';
@@ -25,7 +26,8 @@ parentPort!.on('message', async (jobs: FileJob[]) => {
   // A clock per batch: its times travel back with the batch.
   const clock = new ProfileClock();
   const cpu0 = threadCpuMs();
-  const outcomes = jobs.map((job) => processFile(root, job, parsers, maxBytes, clock));
+  const realRoot = fs.realpathSync(root);
+  const outcomes = jobs.map((job) => processFile(root, job, parsers, maxBytes, clock, realRoot));
   const batch = clock.time('encode', () => encodeBatch(outcomes));
   batch.ms = clock.ms;
   const cpu1 = threadCpuMs();
