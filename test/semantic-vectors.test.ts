@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BitIndex } from '../server/src/engine/store/bits';
+import { fromQ8, norm, rowDistance, toQ8 } from '../server/src/engine/store/q8';
 import { openDatabase } from '../server/src/engine/store/db';
 import { Store } from '../server/src/engine/store/store';
 import { VectorStore } from '../server/src/engine/store/vectors';
@@ -219,6 +220,31 @@ describe('VectorStore', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('re-scoring rows (a byte per dimension)', () => {
+  it('give the float cosine within rounding at the static table width, read float rows of older indexes exactly, and refuse a row of another width', () => {
+    const { vectors } = clustered(200, 256, 5, 11);
+    const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0) / (norm(a) * norm(b));
+    let worst = 0;
+    for (let i = 0; i < 100; i++) {
+      const q = vectors[i];
+      const v = vectors[199 - i];
+      const row = toQ8(v);
+      expect(row.length).toBe(256);
+      worst = Math.max(worst, Math.abs(rowDistance(q, norm(q), row) - (1 - cos(q, v))));
+      // An older index's float32 row: the float cosine itself.
+      const floats = new Uint8Array(v.buffer.slice(0));
+      expect(rowDistance(q, norm(q), floats)).toBeCloseTo(1 - cos(q, v), 6);
+    }
+    expect(worst).toBeGreaterThan(0); // rounded, not stored as floats
+    expect(worst).toBeLessThan(0.002);
+    // The direction is kept: a row read back points where the vector did.
+    expect(cos(fromQ8(toQ8(vectors[3])), vectors[3])).toBeGreaterThan(0.9999);
+    // No direction, no neighbour.
+    expect(rowDistance(vectors[0], norm(vectors[0]), toQ8(new Float32Array(256)))).toBe(1);
+    expect(() => rowDistance(vectors[0], norm(vectors[0]), new Uint8Array(100))).toThrow(/100 bytes does not fit 256 dimensions/);
   });
 });
 
