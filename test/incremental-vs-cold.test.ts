@@ -10,6 +10,7 @@ import { Engine } from '../server/src/engine/engine';
 import { lastSegment } from '../server/src/engine/dotted';
 import { mulberry32 } from '../server/eval/random';
 import { copyFixture, edgeList } from './helpers/workspace';
+import { decodeCallArgs } from '../server/src/engine/store/call-args-row';
 import { coldGraph, randomEditsEqualCold } from './helpers/cold-diff';
 
 const dirs: string[] = [];
@@ -426,7 +427,7 @@ describe('incremental equals cold', () => {
       await e.indexWorkspace();
       const lasts = new Set((e.store.db.prepare('SELECT fid, last FROM refs').raw().all() as Array<[number, string]>).map(([fid, last]) => `${fid} ${last}`));
       for (const [fid, calls] of e.store.db.prepare('SELECT fid, calls FROM call_args').raw().all() as Array<[number, string]>) {
-        for (const [, target] of JSON.parse(calls) as Array<[string, string]>) {
+        for (const [, target] of decodeCallArgs(calls)) {
           sites++;
           expect(lasts.has(`${fid} ${lastSegment(target)}`), `${fixture}: ${target}`).toBe(true);
         }

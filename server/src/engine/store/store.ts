@@ -5,6 +5,7 @@ import type { Relation } from '../../../../protocol';
 import type { ConfigKind, FileExtraction, RawRef, ReceiverKind } from '../languages/types';
 import type { Db } from './db';
 import { lastSegment } from '../dotted';
+import { decodeCallArgs, encodeCallArgs } from './call-args-row';
 import type { AttrTypeTuple, CallArgsTuple, EntityDbRow, EntityLiteTuple, FileRow, FileStamp, RefDbRow, RefEdgeDbRow, RefResolveRow, ImportTuple, ModelFileRows } from './read-rows';
 import { splitIdentifier } from './words';
 import { entityParams, pathWords, refColumns, refValues, sameEntity, StoredRefs, type HashMemo, type OldEntity, type OldRef } from './write-rows';
@@ -387,7 +388,7 @@ export class Store {
     const calls = ex.callArgs ?? [];
     if (calls.length > 0) {
       const rows: CallArgsTuple[] = calls.map((c) => [c.from, c.target, c.receiver ? c.receiver.kind : null, c.receiver?.kind === 'typed' ? c.receiver.type : null, c.args]);
-      this.s.insertCallArgs.run(fid, JSON.stringify(rows));
+      this.s.insertCallArgs.run(fid, encodeCallArgs(rows));
     }
   }
 
@@ -544,7 +545,7 @@ export class Store {
   /** One file's call sites with argument types (none when it has no row). */
   callArgsOf(path: string): CallArgsTuple[] {
     const json = this.s.callArgsOfPath.get(path) as string | undefined;
-    return json ? (JSON.parse(json) as CallArgsTuple[]) : [];
+    return json ? decodeCallArgs(json) : [];
   }
 
   /** Files with a reference whose last segment is `last`, of any relation. */
