@@ -1,6 +1,6 @@
 // The index schema. Bump SCHEMA_VERSION for any change of tables or of what a column means: an
 // index of another version is rebuilt from source (it is derived data; see store/db.ts).
-export const SCHEMA_VERSION = 8; // 6: edges.dispatch; 7: call_args (both branches said 6: an index of either is rebuilt); 8: call_args one row per file
+export const SCHEMA_VERSION = 9; // 6: edges.dispatch; 7: call_args (both branches said 6: an index of either is rebuilt); 8: call_args one row per file; 9: call_args lists each caller once (an older build could not read it), and the vectors kept for re-scoring are bytes (an older build would find none)
 // Bump ANALYSIS_VERSION for any change of what extraction or resolution make of the same files
 // (entities, references, edges): an index made by another version is rebuilt, rather than left
 // answering with the old analysis for every file that has not changed since.
@@ -101,8 +101,9 @@ CREATE INDEX IF NOT EXISTS attr_types_fid ON attr_types(fid);
 
 -- Argument types at call sites (languages/types.ts CallArgs), one row per file: only ever read
 -- whole (the symbol model of a reopened index), and a row per site was a fifth of the rows a
--- first index writes. calls: a JSON array of [source, target, receiver, rtype, args], receiver
--- and rtype as in refs, args the type expressions.
+-- first index writes. calls: JSON {callers, sites}, each site [caller's place in callers,
+-- target, receiver, rtype, args], receiver and rtype as in refs, args the type expressions
+-- (store/call-args-row.ts).
 CREATE TABLE IF NOT EXISTS call_args (
   fid INTEGER PRIMARY KEY,
   calls TEXT NOT NULL
