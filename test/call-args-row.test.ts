@@ -19,7 +19,8 @@ describe('call_args rows', () => {
     expect(decodeCallArgs(encodeCallArgs([]))).toEqual([]);
   });
 
-  it('refuse a site whose caller is missing', () => {
+  it('read rows of an older schema (a plain list of tuples, kept by a read-only index) as they are, and refuse a site whose caller is missing', () => {
+    expect(decodeCallArgs(JSON.stringify(SITES))).toEqual(SITES);
     expect(() => decodeCallArgs(JSON.stringify({ callers: ['a'], sites: [[1, 'f', null, null, []]] }))).toThrow(/names caller 1 of 1/);
   });
 });

@@ -1,7 +1,8 @@
 // A file's call sites with their argument types, as its `call_args` row holds them: each
 // caller's id once, and each site by its caller's place in that list. The ids repeated per site
-// were over half the table (the stdlib: 13.8 of 24.5 MB for 211K sites). Indexes whose rows
-// were a plain list of tuples have an older schema, and are rebuilt.
+// were over half the table (the stdlib: 13.8 of 24.5 MB for 211K sites). Rows written before
+// schema 9 were a plain list of tuples: a writable index that old is rebuilt, but a read-only
+// one is read as it is (store/db.ts openReadOnly), so those rows are still read.
 import type { ReceiverKind } from '../languages/types';
 import type { CallArgsTuple } from './read-rows';
 
@@ -25,7 +26,9 @@ export function encodeCallArgs(tuples: readonly CallArgsTuple[]): string {
 }
 
 export function decodeCallArgs(json: string): CallArgsTuple[] {
-  const { callers, sites } = JSON.parse(json) as CallArgsRow;
+  const parsed = JSON.parse(json) as CallArgsRow | CallArgsTuple[];
+  if (Array.isArray(parsed)) return parsed;
+  const { callers, sites } = parsed;
   return sites.map(([i, target, receiver, rtype, args]) => {
     const source = callers[i];
     if (source === undefined) throw new Error(`call_args row names caller ${i} of ${callers.length}`);
