@@ -18,7 +18,8 @@ const esbuild = require('esbuild');
 
 const root = path.resolve(__dirname, '..');
 const BUNDLES = ['dist/server/src/cli/program.js', 'dist/server/src/lsp/server.js'];
-const outside = ['better-sqlite3', 'sqlite-vec', 'web-tree-sitter', 'tree-sitter-*', '@huggingface/transformers', 'onnxruntime-node', 'cli-progress'];
+// better-sqlite3's JavaScript is bundled (store/db.ts gives it its addon's path); its addon is not.
+const outside = ['sqlite-vec', 'web-tree-sitter', 'tree-sitter-*', '@huggingface/transformers', 'onnxruntime-node', 'cli-progress'];
 const lazyFaces = new Set(['../lsp/server', '../../../clients/mcp/server']);
 
 const ownLocation = (bundle) => ({

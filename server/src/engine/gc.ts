@@ -2,13 +2,16 @@
 // twice what is live before it collects; in a long-running server (lsp/idle-gc.ts) or a first
 // index of a large tree, that slack is RSS the user sees (site-packages: a heap of ~1.1 GB at the
 // end of resolution while ~570 MB was live).
-import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
+
+// node:v8 is read when first needed: loading it is ~1 ms of every command's start, and only an index run asks.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const v8 = (): typeof import('node:v8') => require('node:v8');
 
 /** `gc()` without starting node with --expose-gc; null where V8 refuses. */
 export function exposedGc(): (() => void) | null {
   try {
-    v8.setFlagsFromString('--expose-gc');
+    v8().setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as unknown;
     return typeof gc === 'function' ? (gc as () => void) : null;
   } catch {
@@ -22,7 +25,7 @@ export function exposedGc(): (() => void) | null {
  * hundred ms, so it must not come often). `check` is cheap: call it between units of work.
  */
 export class GrowthCollector {
-  private liveAfterGc = v8.getHeapStatistics().used_heap_size;
+  private liveAfterGc = v8().getHeapStatistics().used_heap_size;
   /** Collections run so far (tests, profiles). */
   collections = 0;
 
@@ -34,7 +37,7 @@ export class GrowthCollector {
 
   /** True when the heap has grown enough since the last collection to warrant one. */
   grown(): boolean {
-    const growth = v8.getHeapStatistics().used_heap_size - this.liveAfterGc;
+    const growth = v8().getHeapStatistics().used_heap_size - this.liveAfterGc;
     return growth >= Math.max(this.minGrowthBytes, this.liveAfterGc * this.growthShare);
   }
 
@@ -43,7 +46,7 @@ export class GrowthCollector {
     if (!this.gc) return;
     this.gc();
     this.collections++;
-    this.liveAfterGc = v8.getHeapStatistics().used_heap_size;
+    this.liveAfterGc = v8().getHeapStatistics().used_heap_size;
   }
 
   check(): void {

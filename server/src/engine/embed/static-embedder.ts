@@ -2,7 +2,7 @@
 // its words in the static code-embedding table (trained once on real Python code, see
 // server/eval/train-static.ts), normalized. Words outside the table are ignored; a text with
 // no known word gets no direction (a zero vector), which matches nothing.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../digest';
 import * as fs from 'node:fs';
 import type { EmbeddableEntity } from '../store/vectors';
 import type { Embedder, EmbedRole } from './embedder';
@@ -53,7 +53,7 @@ export class StaticEmbedder implements Embedder {
     // The id changes whenever the table does (either side, any row), so a retrained table
     // re-embeds the workspace; e3: a table may have a query side (queries and code embedded by
     // different rows); e4: words the table lacks are split into words it has (`segment`).
-    const h = createHash('sha256');
+    const h = nodeCrypto().createHash('sha256');
     const bytes = (a: ArrayBufferView) => h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
     bytes(table.vectors);
     bytes(table.scale);

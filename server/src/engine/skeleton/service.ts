@@ -1,6 +1,6 @@
 // Skeletons on demand, cached in the index and keyed by the hash of the text they came from,
 // so an edit (on disk or in a buffer) can never serve a stale one.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../digest';
 import type { Tree } from 'web-tree-sitter';
 import { DEFAULT_DOCS_LEVEL, type DocsLevel, type EntityKind, type Skeleton } from '../../../../protocol';
 import type { LanguageSupport } from '../languages/types';
@@ -16,7 +16,7 @@ export const SKELETON_FORMAT = 3; // 2: `X as X` imports shown as `X`; 3: no `__
 
 /** The cache holds the default docs level only; other levels are made on demand. */
 export function skeletonOf(store: Store, parsers: Parsers, lang: LanguageSupport, file: string, text: string, tree?: Tree, docs: DocsLevel = DEFAULT_DOCS_LEVEL): Skeleton {
-  const hash = createHash('sha256').update(text).digest('hex');
+  const hash = nodeCrypto().createHash('sha256').update(text).digest('hex');
   // The cache row's key: the text's hash and the format that rendered it.
   const key = `${hash}#${SKELETON_FORMAT}`;
   const cached = docs === DEFAULT_DOCS_LEVEL ? store.skeleton(file) : undefined;

@@ -11,7 +11,6 @@ import * as path from 'node:path';
 // Worker threads are required where one starts: the module costs ~3.5 ms, and a query starts none.
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import * as sqliteVec from 'sqlite-vec';
 import { ErrorCodes } from '../../../../protocol';
 import { EngineError } from '../errors';
 import { ANALYSIS_VERSION, DDL, SCHEMA_VERSION } from './schema';
@@ -204,11 +203,33 @@ function writeVersions(db: Db): void {
   put.run('analysis_version', String(ANALYSIS_VERSION));
 }
 
+let addonPath: string | undefined | null = null;
+
+/**
+ * better-sqlite3's native addon, by path. The CLI's and the server's bundles carry the package's
+ * JavaScript (its dozen modules were ~5 ms of every command's start, resolved and compiled one
+ * by one); its own lookup of the addon (the `bindings` package) starts from the calling file,
+ * which is then the bundle, and probes a dozen paths. Undefined where the package is laid out
+ * otherwise: it then looks for the addon itself, as unbundled.
+ */
+function nativeBinding(): string | undefined {
+  if (addonPath === null) {
+    addonPath = undefined;
+    try {
+      const dir = path.dirname(require.resolve('better-sqlite3/package.json'));
+      addonPath = ['Release', 'Debug'].map((b) => path.join(dir, 'build', b, 'better_sqlite3.node')).find((f) => fs.existsSync(f));
+    } catch {
+      /* not resolvable from here: the package finds its addon */
+    }
+  }
+  return addonPath;
+}
+
 /** Throws only errors of opening read-only (for `inspect` to retry); the rest are verdicts. */
 function inspectWith(dbPath: string, readonly: boolean, check: boolean): Found {
   let db: Db | null = null;
   try {
-    db = new Database(dbPath, { readonly, fileMustExist: true, timeout: 5000 });
+    db = new Database(dbPath, { readonly, fileMustExist: true, timeout: 5000, nativeBinding: nativeBinding() });
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>;
     const names = new Set(tables.map((t) => t.name));
     if (!names.has('meta')) return names.size ? { state: 'foreign', reason: `a database with tables ${[...names].slice(0, 3).join(', ')}` } : { state: 'ours', rebuild: null };
@@ -240,7 +261,7 @@ function hasSchema(db: Db): boolean {
 }
 
 function connect(dbPath: string): Db {
-  const db = new Database(dbPath, { timeout: 5000 });
+  const db = new Database(dbPath, { timeout: 5000, nativeBinding: nativeBinding() });
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
@@ -250,7 +271,6 @@ function connect(dbPath: string): Db {
     // No memory map: mapped pages of a 200 MB index count in the server's RSS as they are read
     // (a first write reads most of it); the page cache above is bounded, the OS file cache is not RSS.
     db.pragma('mmap_size = 0');
-    sqliteVec.load(db);
   } catch (e) {
     db.close();
     throw e;
@@ -259,10 +279,23 @@ function connect(dbPath: string): Db {
 }
 
 function connectReadOnly(dbPath: string): Db {
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true, timeout: 5000 });
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true, timeout: 5000, nativeBinding: nativeBinding() });
   db.pragma('temp_store = MEMORY');
-  sqliteVec.load(db);
   return db;
+}
+
+const withVec = new WeakSet<Db>();
+
+/**
+ * Loads sqlite-vec into `db` once: what the vector tables (`vec0`) and their functions need.
+ * Only the vector store touches them (a schema holding a `vec0` table opens and is read without
+ * the module), so a query that never searches never loads it: ~3 ms of every CLI command.
+ */
+export function loadVectorExtension(db: Db): void {
+  if (withVec.has(db)) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('sqlite-vec') as typeof import('sqlite-vec')).load(db);
+  withVec.add(db);
 }
 
 function isMarkedDamaged(dbPath: string): boolean {

@@ -14,7 +14,7 @@
 import type { Statement } from 'better-sqlite3';
 import { BitIndex } from './bits';
 import { BitsSnapshots } from './bits-snapshot';
-import type { Db } from './db';
+import { loadVectorExtension, type Db } from './db';
 import type { EntityDbRow } from './read-rows';
 import { fromQ8, norm, rowDistance, toQ8 } from './q8';
 
@@ -96,6 +96,7 @@ export class VectorStore {
   private readonly snapshots: BitsSnapshots;
 
   constructor(private readonly db: Db) {
+    loadVectorExtension(db);
     db.exec(`
       CREATE TABLE IF NOT EXISTS vec_spaces (space TEXT PRIMARY KEY, model TEXT NOT NULL, dims INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS vec_items (

@@ -1,6 +1,6 @@
 // Row values of one file as the store writes and compares them: entity parameters with their
 // content hash, reference columns, and the keys that tell an unchanged row from a changed one.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../digest';
 import type { ExtractedEntity, RawRef } from '../languages/types';
 import type { EntityDbRow, RefDbRow, SpanColumns } from './read-rows';
 import { splitIdentifier } from './words';
@@ -51,7 +51,7 @@ export function entityHash(e: ExtractedEntity, hashes?: HashMemo): string {
   const text = `${e.signature}\0${optional(e.docstring)}\0${e.body}\0${e.decorators.join('\n')}\0${(e.bases ?? []).join(',')}\0${optional(e.returns)}\0${optional(e.alias)}`;
   const known = hashes?.get(e.id);
   if (known && known.text === text) return known.hash;
-  const hash = createHash('sha1').update(text).digest('hex').slice(0, 16);
+  const hash = nodeCrypto().createHash('sha1').update(text).digest('hex').slice(0, 16);
   if (hashes) {
     if (hashes.size >= HASH_MEMO_SIZE) hashes.clear();
     hashes.set(e.id, { text, hash });

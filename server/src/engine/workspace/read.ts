@@ -2,7 +2,7 @@
 // that does not decode are refused here, never handed to a parser. Every read is confined to
 // the workspace at the moment it happens (confine.ts).
 import * as fs from 'node:fs';
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../digest';
 import { confine } from './confine';
 
 export type ReadResult =
@@ -24,7 +24,7 @@ const CP1252_HIGH = [
 ];
 
 export function hashBytes(bytes: Uint8Array | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  return nodeCrypto().createHash('sha256').update(bytes).digest('hex');
 }
 
 /** Reads workspace file `rel` if it is still inside the root, a regular file and small enough. */

@@ -5,7 +5,7 @@
 // left behind by a dead process means "interrupted", and the next run re-resolves every
 // reference. A record whose process is alive means "another process is indexing this root":
 // at most one process indexes at a time; the others wait for it or answer from what is there.
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../digest';
 import * as os from 'node:os';
 import type { Store } from '../store/store';
 
@@ -47,7 +47,7 @@ export function claimRun(store: Store): Claim {
     const prev = read(store);
     if (prev && alive(prev)) return { ok: false, holder: prev };
     const now = Date.now();
-    const mine: RunRecord = { pid: process.pid, host: os.hostname(), token: randomUUID(), started: now, beat: now };
+    const mine: RunRecord = { pid: process.pid, host: os.hostname(), token: nodeCrypto().randomUUID(), started: now, beat: now };
     store.setMeta(KEY, JSON.stringify(mine));
     return { ok: true, mine, interrupted: prev };
   });
