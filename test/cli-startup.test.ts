@@ -137,6 +137,11 @@ describe('the installed command', () => {
     const ours = loaded.filter((f) => f.includes(`${path.sep}dist${path.sep}`)).map((f) => path.basename(f));
     expect(ours.sort()).toEqual(['main.js', 'program.js']);
     expect(loaded.filter((f) => /vscode-languageserver|@modelcontextprotocol|web-tree-sitter/.test(f))).toEqual([]);
+    // What a query on an up-to-date index has no use for is not loaded either (each was a few ms
+    // of every command): the vector extension, hashing, V8's flags; SQLite's JavaScript is in the
+    // bundle, and only its addon is loaded beside it.
+    expect(loaded.filter((f) => /sqlite-vec|^(node:)?(crypto|v8)$/.test(f))).toEqual([]);
+    expect(loaded.filter((f) => f.includes('better-sqlite3')).map((f) => path.basename(f))).toEqual(['better_sqlite3.node']);
     fs.rmSync(hook);
   });
 
