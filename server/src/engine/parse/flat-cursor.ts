@@ -70,10 +70,11 @@ export function flatCursors(module: Record<string, unknown>): (node: Node) => Fl
 }
 
 /**
- * Whether two cursors walk the same tree alike (its first thousand nodes: fields, depth and
- * siblings, at a cost a cold start does not notice; four thousand cost a first one-file re-index
- * 14 ms). One after the other: the raw cursor keeps its state in the transfer buffer, which any
- * public call reuses.
+ * Whether two cursors walk the same tree alike (its first 200 nodes: types, fields, ranges,
+ * depth and siblings; a layout that differs reads garbage from the first node). The walk runs
+ * cold, in a process's first extraction: a thousand nodes were 16–25 ms of a CLI query's
+ * one-file re-index, 200 are ~4. One after the other: the raw cursor keeps its state in the
+ * transfer buffer, which any public call reuses.
  */
 function sameWalk(a: () => FlatCursor, b: () => FlatCursor): boolean {
   try {
@@ -86,7 +87,7 @@ function sameWalk(a: () => FlatCursor, b: () => FlatCursor): boolean {
 }
 
 /** What a pre-order walk sees, node by node (type, field, range), up to a limit; frees the cursor. */
-function steps(c: FlatCursor, limit = 1000): number[] {
+function steps(c: FlatCursor, limit = 200): number[] {
   const out: number[] = [];
   try {
     for (let n = 0; n < limit; n++) {
