@@ -6,7 +6,7 @@ import * as sqliteVec from 'sqlite-vec';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BitIndex } from '../server/src/engine/store/bits';
+import { BitIndex, signBits } from '../server/src/engine/store/bits';
 import { fromQ8, norm, rowDistance, toQ8 } from '../server/src/engine/store/q8';
 import { openDatabase } from '../server/src/engine/store/db';
 import { Store } from '../server/src/engine/store/store';
@@ -245,6 +245,23 @@ describe('re-scoring rows (a byte per dimension)', () => {
     // No direction, no neighbour.
     expect(rowDistance(vectors[0], norm(vectors[0]), toQ8(new Float32Array(256)))).toBe(1);
     expect(() => rowDistance(vectors[0], norm(vectors[0]), new Uint8Array(100))).toThrow(/100 bytes does not fit 256 dimensions/);
+  });
+});
+
+describe('sign bits', () => {
+  it("are sqlite-vec's vec_quantize_binary, bit for bit (zero, -0 and values below float precision unset)", () => {
+    const db = new Database(':memory:');
+    sqliteVec.load(db);
+    const quantize = db.prepare('SELECT vec_quantize_binary(?) AS b');
+    const { vectors } = clustered(300, 256, 5, 7);
+    vectors[0].fill(0);
+    vectors[1].fill(-0);
+    vectors[2].fill(1e-45);
+    vectors[3].fill(-1e-45);
+    for (let i = 0; i < 256; i += 3) vectors[4][i] = 0;
+    for (const v of vectors) expect(Buffer.from(signBits(v)).equals((quantize.get(v) as { b: Buffer }).b)).toBe(true);
+    expect([...signBits(Float32Array.from({ length: 16 }, (_, i) => (i % 3 === 0 ? 1 : -1)))]).toEqual([0b01001001, 0b10010010]);
+    db.close();
   });
 });
 

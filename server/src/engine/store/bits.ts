@@ -6,6 +6,17 @@
 
 import { scanKernel, type ScanKernel } from './bits-kernel';
 
+/**
+ * A vector's sign bits, one per dimension, least significant bit first: sqlite-vec's
+ * `vec_quantize_binary` (a bit is set for a value above zero; -0 and NaN are not), computed
+ * here so that a write or a search does not hand a kilobyte of floats to SQL for 32 bytes back.
+ */
+export function signBits(v: Float32Array): Uint8Array {
+  const out = new Uint8Array(v.length >> 3);
+  for (let i = 0; i < v.length; i++) if (v[i] > 0) out[i >> 3] |= 1 << (i & 7);
+  return out;
+}
+
 export class BitIndex {
   private words: Uint32Array;
   /** `words` as bytes: vectors are copied in without an allocation each (100K at the first search). */

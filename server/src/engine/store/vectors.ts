@@ -12,7 +12,7 @@
 // are on. vec0 then stays empty. Indexes made before the rows were bytes kept float32 rows in
 // `floats`: moved into `q8` when the space opens (a read-only index re-scores from them).
 import type { Statement } from 'better-sqlite3';
-import { BitIndex } from './bits';
+import { BitIndex, signBits } from './bits';
 import { BitsSnapshots } from './bits-snapshot';
 import { loadVectorExtension, type Db } from './db';
 import type { EntityDbRow } from './read-rows';
@@ -69,6 +69,8 @@ interface SpaceStatements {
   insF: Statement;
   /** True when `insF` takes a re-scoring row (`toQ8`) rather than floats. */
   q8: boolean;
+  /** True when `insF` replaces a row by its eid (a plain table; vec0's row must be deleted first). */
+  upserts: boolean;
   /** vec0's KNN and one vector's distance (vec0 only: with re-scoring rows, `rowsOf` and `allRows`). */
   knnF: Statement;
   distance: Statement;
@@ -140,7 +142,6 @@ export class VectorStore {
       // sees another's writes (or another VectorStore's on the same connection) and reloads.
       bitsVersion: p('SELECT v FROM vec_bits_version WHERE space = ?'),
       bumpBits: p('INSERT INTO vec_bits_version(space, v) VALUES (?, 1) ON CONFLICT(space) DO UPDATE SET v = v + 1'),
-      quantize: p('SELECT vec_quantize_binary(?) AS b'),
     };
   }
 
@@ -268,12 +269,13 @@ export class VectorStore {
       delF: p(rows ? `DELETE FROM ${rows.table} WHERE eid = ?` : `DELETE FROM ${t.f} WHERE rowid = ?`),
       insF: p(rows ? `INSERT OR REPLACE INTO ${rows.table}(eid, ${rows.col}) VALUES (?, ?)` : `INSERT INTO ${t.f}(rowid, embedding) VALUES (?, ?)`),
       q8: rows?.table === t.q8,
+      upserts: rows !== null,
       knnF: p(`SELECT rowid AS eid, distance FROM ${t.f} WHERE embedding MATCH ? AND k = ?`),
       distance: p(`SELECT vec_distance_cosine(embedding, ?) AS distance FROM ${t.f} WHERE rowid = ?`),
       rowsOf: rows ? p(`SELECT eid, ${rows.col} AS v FROM ${rows.table} WHERE eid IN (SELECT value FROM json_each(?))`) : null,
       allRows: rows ? p(`SELECT eid, ${rows.col} AS v FROM ${rows.table}`) : null,
       delB: binary ? p(`DELETE FROM ${t.b} WHERE eid = ?`) : null,
-      insB: binary ? p(`INSERT OR REPLACE INTO ${t.b}(eid, bits) VALUES (?, vec_quantize_binary(?)) RETURNING bits`) : null,
+      insB: binary ? p(`INSERT OR REPLACE INTO ${t.b}(eid, bits) VALUES (?, ?)`) : null,
       // Every vector in one row: a Buffer per row made the first search on 74K vectors spend
       // 170–270 ms in allocation alone, against ~40 ms for the two strings (vectors.ts heldBits).
       allB: binary ? p(`SELECT group_concat(eid, ',' ORDER BY eid) AS eids, group_concat(hex(bits), '' ORDER BY eid) AS hex, count(*) AS n FROM ${t.b}`) : null,
@@ -380,20 +382,30 @@ export class VectorStore {
   put(space: string, items: VectorItem[]): void {
     if (!items.length) return;
     const dims = this.dims(space);
-    const { delF, insF, q8, delB, insB } = this.statements(space);
+    const { delF, insF, q8, upserts, delB, insB } = this.statements(space);
     const changed: Array<{ eid: number; bits: Uint8Array | null }> = [];
     this.db.transaction(() => {
       const before = this.bitsVersion(space);
       for (const it of items) {
         if (it.vector && it.vector.length !== dims) throw new Error(`vector for eid ${it.eid} has ${it.vector.length} dimensions, the space has ${dims}`);
         const rowid = BigInt(it.eid);
-        delF.run(rowid);
-        delB?.run(rowid);
         if (it.vector) {
+          // The plain tables replace a row by its eid: a delete first is only for vec0 (a first
+          // fill of the stdlib's 73.7K vectors ran five statements each, now three).
+          if (!upserts) delF.run(rowid);
           insF.run(rowid, q8 ? toQ8(it.vector) : it.vector);
-          const row = insB?.get(rowid, it.vector) as { bits: Buffer } | undefined;
-          if (row) changed.push({ eid: it.eid, bits: row.bits });
-        } else if (delB) changed.push({ eid: it.eid, bits: null });
+          if (insB) {
+            const bits = signBits(it.vector);
+            insB.run(rowid, bits);
+            changed.push({ eid: it.eid, bits });
+          }
+        } else {
+          delF.run(rowid);
+          if (delB) {
+            delB.run(rowid);
+            changed.push({ eid: it.eid, bits: null });
+          }
+        }
         this.s.putItem.run(space, it.eid, it.id, it.hash);
       }
       if (delB) this.bitsWritten(space, before, changed);
@@ -509,7 +521,7 @@ export class VectorStore {
       scored = distances(st.allRows.all() as Array<{ eid: number; v: Buffer }>);
     } else {
       const pool = Math.max(n, opts.rescore ?? Math.max(2 * n, 64));
-      const q = (this.s.quantize.get(query) as { b: Buffer }).b;
+      const q = signBits(query);
       const candidates = this.heldBits(space, st.allB).nearest(q, pool);
       if (st.rowsOf) scored = distances(st.rowsOf.all(JSON.stringify(candidates)) as Array<{ eid: number; v: Buffer }>);
       else {
