@@ -293,8 +293,13 @@ const withVec = new WeakSet<Db>();
  */
 export function loadVectorExtension(db: Db): void {
   if (withVec.has(db)) return;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require('sqlite-vec') as typeof import('sqlite-vec')).load(db);
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    (require('sqlite-vec') as typeof import('sqlite-vec')).load(db);
+  } catch (e) {
+    // Everything else still answers (trace, window, skeleton); a search by meaning cannot.
+    throw new EngineError(ErrorCodes.IndexUnavailable, `the vector extension (sqlite-vec) could not be loaded (reinstall the package: npm ci): ${String((e as Error).message).split('\n')[0]}`);
+  }
   withVec.add(db);
 }
 
