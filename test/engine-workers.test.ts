@@ -84,3 +84,29 @@ test('an index command parsing in worker threads loads no grammar on its own thr
     await Promise.all([big.close(), few.close(), plain.close()]);
   }
 });
+
+test('index progress moves by bytes: the largest files go first, so it runs ahead of the count of files, and ends at 1', async () => {
+  const Compiled = (require(DIST) as { Engine: typeof Engine }).Engine;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-progress-'));
+  roots.push(root);
+  // One large module (~300 KB) and forty small ones: by files the large one is 1/41 of the run.
+  fs.writeFileSync(path.join(root, 'big.py'), Array.from({ length: 6000 }, (_, i) => `def f${i}(x):\n    return g${i % 7}(x) + ${i}\n`).join('\n'));
+  for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(root, `small_${i}.py`), `def s${i}():\n    return ${i}\n`);
+  for (const [open, workers] of [[Compiled, 2], [Engine, 0]] as const) {
+    const dbPath = path.join(root, `.nsccn-${workers}`, 'index.db');
+    const engine = await open.open({ root, dbPath, workers, embeddings: { model: 'none' } });
+    const seen: Array<{ done: number; total: number; fraction: number }> = [];
+    try {
+      await engine.indexWorkspace((p) => seen.push({ done: p.done, total: p.total, fraction: p.fraction }));
+    } finally {
+      await engine.close();
+    }
+    const last = seen[seen.length - 1];
+    expect(last).toEqual({ done: 41, total: 41, fraction: 1 });
+    for (let i = 1; i < seen.length; i++) expect(seen[i].fraction).toBeGreaterThanOrEqual(seen[i - 1].fraction);
+    // The large file is almost all of the bytes: done or not, the fraction is far from the share of files.
+    expect(seen.some((p) => Math.abs(p.fraction - p.done / p.total) > 0.3), JSON.stringify(seen)).toBe(true);
+    // On the engine's own thread files go in discovery order, 16 to a batch: big.py is in the first.
+    if (!workers) expect(seen[1]).toEqual({ done: 16, total: 41, fraction: expect.closeTo(0.99, 1) });
+  }
+});

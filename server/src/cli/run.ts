@@ -126,16 +126,18 @@ export async function openGuarded(o: GlobalOptions, forIndex = false): Promise<{
 
 export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
   const { engine, release } = await openGuarded(o, true);
-  const bar = progressBar(o, 'indexing [{bar}] {percentage}% {value}/{total} files');
+  // The bar moves by bytes (`fraction`; the largest files go first), and counts files beside it.
+  const bar = progressBar(o, 'indexing [{bar}] {percentage}% {files}/{totalFiles} files');
   try {
     let started = false;
     const summary = await engine.indexWorkspace((p) => {
       if (!bar || p.total === 0) return;
+      const payload = { files: p.done, totalFiles: p.total };
       if (!started) {
-        bar.start(p.total, 0);
+        bar.start(1000, 0, payload);
         started = true;
       }
-      bar.update(p.done);
+      bar.update(Math.round(p.fraction * 1000), payload);
     });
     bar?.stop();
     if (!o.json) for (const n of summary.notes ?? []) process.stderr.write(`nsccn: ${n}\n`);

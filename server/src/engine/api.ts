@@ -98,8 +98,15 @@ export interface EngineOptions {
 }
 
 export interface IndexProgress {
+  /** Files handled so far, of `total`. */
   done: number;
   total: number;
+  /**
+   * How far the run is, 0–1, by the bytes of the files it reads: the largest files go first,
+   * so a count of files says 10 % while half the work is done (the stdlib: 10 % of its files
+   * after 58 % of the parsing time). What a progress bar should show.
+   */
+  fraction: number;
   file?: string;
 }
 

@@ -67,8 +67,7 @@ export class BackgroundIndexer {
           const finished = p.done >= p.total;
           if (!finished && now - lastReport < REPORT_INTERVAL_MS) return;
           lastReport = now;
-          const fraction = p.total > 0 ? Math.min(1, p.done / p.total) : 1;
-          reporter.report(Math.floor(((doneFolders + fraction) / total) * 100), `${ws.name}: ${p.done}/${p.total} files`);
+          reporter.report(Math.floor(((doneFolders + p.fraction) / total) * 100), `${ws.name}: ${p.done}/${p.total} files`);
         };
         const started = Date.now();
         try {

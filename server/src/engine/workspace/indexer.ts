@@ -168,7 +168,13 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
   let done = 0;
   let parsed = 0;
   let total = jobs.length;
-  onProgress?.({ done, total });
+  // Bytes to read, by file (a job's size; a file that shrank or grew since counts as it was found).
+  const jobBytes = new Map(jobs.map((j) => [j.path, j.size ?? 0]));
+  let totalBytes = 0;
+  for (const b of jobBytes.values()) totalBytes += b;
+  let doneBytes = 0;
+  const fraction = () => (totalBytes > 0 ? Math.min(1, doneBytes / totalBytes) : total > 0 ? done / total : 1);
+  onProgress?.({ done, total, fraction: fraction() });
   const bulk = cold && jobs.length >= BULK_MIN_FILES;
   // A large run's batches and resolution chunks leave garbage V8 would let pile up to twice the
   // live heap (and a first index of site-packages holds ~600 MB live).
@@ -230,7 +236,8 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
       lastCommit = performance.now();
     }
     done += batch.length;
-    onProgress?.({ done, total, file: batch[batch.length - 1]?.path });
+    for (const o of batch) doneBytes += jobBytes.get(o.path) ?? 0;
+    onProgress?.({ done, total, fraction: fraction(), file: batch[batch.length - 1]?.path });
   };
   try {
     try {
@@ -245,6 +252,11 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
         const again = decided.filter((p) => !ctx.openFiles.has(p)).map((p) => ({ path: p, knownHash: null, size: byPath.get(p)!.size }));
         if (again.length) {
           total += again.length;
+          for (const j of again) {
+            // Importers parsed again: the run's work grows by their bytes.
+            jobBytes.set(j.path, j.size ?? 0);
+            totalBytes += j.size ?? 0;
+          }
           unchanged -= again.length;
           await processAll(again, parseOpts, ctx.parsers, onBatch);
         }
