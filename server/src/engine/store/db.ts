@@ -209,8 +209,9 @@ let addonPath: string | undefined | null = null;
  * better-sqlite3's native addon, by path. The CLI's and the server's bundles carry the package's
  * JavaScript (its dozen modules were ~5 ms of every command's start, resolved and compiled one
  * by one); its own lookup of the addon (the `bindings` package) starts from the calling file,
- * which is then the bundle, and probes a dozen paths. Undefined where the package is laid out
- * otherwise: it then looks for the addon itself, as unbundled.
+ * which is then the bundle, and probes a dozen paths. Undefined where no addon is at its usual
+ * place: the package then looks for it itself (from a bundle it may not find it, and its error
+ * lists where it looked).
  */
 function nativeBinding(): string | undefined {
   if (addonPath === null) {
