@@ -85,7 +85,7 @@ test('an index command parsing in worker threads loads no grammar on its own thr
   }
 });
 
-test('index progress moves by bytes: the largest files go first, so it runs ahead of the count of files, and ends at 1', async () => {
+test('index progress: reading moves by bytes (the largest files go first, so it runs ahead of the count of files), then resolution counts references; each ends at 1', async () => {
   const Compiled = (require(DIST) as { Engine: typeof Engine }).Engine;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-progress-'));
   roots.push(root);
@@ -95,18 +95,25 @@ test('index progress moves by bytes: the largest files go first, so it runs ahea
   for (const [open, workers] of [[Compiled, 2], [Engine, 0]] as const) {
     const dbPath = path.join(root, `.nsccn-${workers}`, 'index.db');
     const engine = await open.open({ root, dbPath, workers, embeddings: { model: 'none' } });
-    const seen: Array<{ done: number; total: number; fraction: number }> = [];
+    const seen: Array<{ phase: string; done: number; total: number; fraction: number }> = [];
     try {
-      await engine.indexWorkspace((p) => seen.push({ done: p.done, total: p.total, fraction: p.fraction }));
+      await engine.indexWorkspace((p) => seen.push({ phase: p.phase, done: p.done, total: p.total, fraction: p.fraction }));
     } finally {
       await engine.close();
     }
-    const last = seen[seen.length - 1];
-    expect(last).toEqual({ done: 41, total: 41, fraction: 1 });
-    for (let i = 1; i < seen.length; i++) expect(seen[i].fraction).toBeGreaterThanOrEqual(seen[i - 1].fraction);
+    // Reading first, then resolving, never back.
+    const firstResolving = seen.findIndex((p) => p.phase === 'resolving');
+    expect(firstResolving).toBeGreaterThan(0);
+    expect(seen.slice(firstResolving).every((p) => p.phase === 'resolving')).toBe(true);
+    const reading = seen.slice(0, firstResolving);
+    const resolving = seen.slice(firstResolving);
+    expect(reading[reading.length - 1]).toEqual({ phase: 'reading', done: 41, total: 41, fraction: 1 });
+    for (const phase of [reading, resolving]) for (let i = 1; i < phase.length; i++) expect(phase[i].fraction).toBeGreaterThanOrEqual(phase[i - 1].fraction);
     // The large file is almost all of the bytes: done or not, the fraction is far from the share of files.
-    expect(seen.some((p) => Math.abs(p.fraction - p.done / p.total) > 0.3), JSON.stringify(seen)).toBe(true);
+    expect(reading.some((p) => Math.abs(p.fraction - p.done / p.total) > 0.3), JSON.stringify(reading)).toBe(true);
     // On the engine's own thread files go in discovery order, 16 to a batch: big.py is in the first.
-    if (!workers) expect(seen[1]).toEqual({ done: 16, total: 41, fraction: expect.closeTo(0.99, 1) });
+    if (!workers) expect(reading[1]).toEqual({ phase: 'reading', done: 16, total: 41, fraction: expect.closeTo(0.99, 1) });
+    // Every reference is counted: 6,000 calls in big.py, none in the small files.
+    expect(resolving[resolving.length - 1]).toEqual({ phase: 'resolving', done: 6000, total: 6000, fraction: 1 });
   }
 });

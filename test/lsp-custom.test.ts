@@ -307,6 +307,12 @@ describe('settings and lifecycle', () => {
       }
       expect(answeredWhileIndexing).toBeGreaterThan(2);
       expect(c.progress.at(-1)!.value.kind).toBe('end');
+      // Reading, then resolution, under one percentage that never goes back.
+      const reports = c.progress.map((p) => p.value as { kind: string; message?: string; percentage?: number }).filter((v) => v.kind === 'report');
+      expect(reports.some((v) => /: \d+\/600 files$/.test(v.message ?? ''))).toBe(true);
+      expect(reports.some((v) => /: resolving 12000\/12000 references$/.test(v.message ?? '')), JSON.stringify(reports)).toBe(true);
+      const percentages = reports.map((v) => v.percentage ?? 0);
+      expect(percentages).toEqual([...percentages].sort((x, y) => x - y));
       expect((await c.status()).files).toBe(600);
     } finally {
       expect(await c.stop()).toBe(0);

@@ -126,20 +126,26 @@ export async function openGuarded(o: GlobalOptions, forIndex = false): Promise<{
 
 export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
   const { engine, release } = await openGuarded(o, true);
-  // The bar moves by bytes (`fraction`; the largest files go first), and counts files beside it.
-  const bar = progressBar(o, 'indexing [{bar}] {percentage}% {files}/{totalFiles} files');
+  // A bar per phase: files read (moving by bytes: the largest go first), then references
+  // resolved (a quarter of a first index, after the last file).
+  const bars = { reading: progressBar(o, 'indexing  [{bar}] {percentage}% {done}/{of} files'), resolving: progressBar(o, 'resolving [{bar}] {percentage}% {done}/{of} references') };
+  let shown: keyof typeof bars | null = null;
+  const stopShown = () => {
+    if (shown) bars[shown]?.stop();
+  };
   try {
-    let started = false;
     const summary = await engine.indexWorkspace((p) => {
+      const bar = bars[p.phase];
       if (!bar || p.total === 0) return;
-      const payload = { files: p.done, totalFiles: p.total };
-      if (!started) {
+      const payload = { done: p.done, of: p.total };
+      if (shown !== p.phase) {
+        stopShown();
         bar.start(1000, 0, payload);
-        started = true;
+        shown = p.phase;
       }
       bar.update(Math.round(p.fraction * 1000), payload);
     });
-    bar?.stop();
+    stopShown();
     if (!o.json) for (const n of summary.notes ?? []) process.stderr.write(`nsccn: ${n}\n`);
     writeReplacing(shapingFile(o.root), JSON.stringify(shaping(o, true)) + '\n');
     // Every configured vector stream complete before exit: the next query ranks as all later ones.

@@ -295,7 +295,7 @@ export class Engine {
     }
     if (fresh.current) {
       this.checkInBackground();
-      onProgress?.({ done: 0, total: 0, fraction: 1 });
+      onProgress?.({ phase: 'reading', done: 0, total: 0, fraction: 1 });
       for (const s of fresh.skipped) this.log(`skipped ${s.file}: ${s.reason}`);
       const c = this.store.counts();
       return Promise.resolve({ files: c.files, parsed: 0, unchanged: fresh.unchanged, deleted: 0, skipped: fresh.skipped, entities: c.entities, edges: c.edges, seconds: Math.round(performance.now() - started) / 1000 });

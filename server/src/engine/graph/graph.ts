@@ -13,6 +13,9 @@ import { ModelLoader } from './model-from-store';
 
 const CHUNK = 5000;
 
+/** Called between chunks of a run's resolution: references resolved so far, of how many. */
+export type Between = (resolved: number, total: number) => void;
+
 export class Graph {
   model: SymbolModel;
   resolver: DispatchResolver;
@@ -260,7 +263,7 @@ export class Graph {
    * were resolved meanwhile against a partial model. `between` is called after each chunk (the
    * run's garbage collection, workspace/indexer.ts).
    */
-  async finishRun(selective: boolean, everything = false, between?: () => void): Promise<{ resolved: number }> {
+  async finishRun(selective: boolean, everything = false, between?: Between): Promise<{ resolved: number }> {
     const run = this.run;
     this.run = null;
     if (!run) return { resolved: 0 };
@@ -281,7 +284,7 @@ export class Graph {
           }
         }
       });
-      between?.();
+      between?.(Math.min(i + CHUNK, total), total);
       if (i + CHUNK < total) await new Promise((r) => setImmediate(r));
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());
@@ -293,14 +296,15 @@ export class Graph {
    * Resolves every reference in the index, in rid ranges (only one range in memory at a time),
    * with requests let in between. `replace`: edits resolved some of them meanwhile.
    */
-  private async resolveStored(replace: boolean, between?: () => void): Promise<{ resolved: number }> {
+  private async resolveStored(replace: boolean, between?: Between): Promise<{ resolved: number }> {
     let total = 0;
+    const all = between ? this.store.refCount() : 0;
     for (const rows of this.store.refChunks(CHUNK)) {
       this.store.transaction(() => {
         for (const r of rows) this.write(r.rid, fromRow(r), replace);
       });
       total += rows.length;
-      between?.();
+      between?.(total, Math.max(all, total));
       await new Promise((r) => setImmediate(r));
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());

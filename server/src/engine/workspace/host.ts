@@ -5,7 +5,7 @@
 // one transaction, the references whose resolution may have moved are resolved, the vectors are
 // told to catch up, and listeners hear of the change exactly once.
 import type { GraphChange } from '../api';
-import type { Graph } from '../graph/graph';
+import type { Between, Graph } from '../graph/graph';
 import { importRefs } from '../graph/imports';
 import type { FileExtraction, LanguageSupport } from '../languages/types';
 import { LANGUAGES } from '../languages/registry';
@@ -168,9 +168,10 @@ export class IndexRun {
   /**
    * Resolves what the run wrote (`everything`: every reference in the index, after an
    * interrupted run) and, unless `quiet` (the engine is closing), tells the listeners once.
+   * `between`: called between chunks of resolution with how many references are resolved, of
+   * how many (the run's garbage collection, its progress).
    */
-  /** `between`: called between chunks of resolution (the run's garbage collection). */
-  async finish(selective: boolean, everything: boolean, quiet: () => boolean, between?: () => void): Promise<void> {
+  async finish(selective: boolean, everything: boolean, quiet: () => boolean, between?: Between): Promise<void> {
     if (this.clock) await this.clock.timeAsync('resolve', () => this.host.graph.finishRun(selective, everything, between));
     else await this.host.graph.finishRun(selective, everything, between);
     if ((this.changed || everything) && !quiet()) {

@@ -174,7 +174,7 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
   for (const b of jobBytes.values()) totalBytes += b;
   let doneBytes = 0;
   const fraction = () => (totalBytes > 0 ? Math.min(1, doneBytes / totalBytes) : total > 0 ? done / total : 1);
-  onProgress?.({ done, total, fraction: fraction() });
+  onProgress?.({ phase: 'reading', done, total, fraction: fraction() });
   const bulk = cold && jobs.length >= BULK_MIN_FILES;
   // A large run's batches and resolution chunks leave garbage V8 would let pile up to twice the
   // live heap (and a first index of site-packages holds ~600 MB live).
@@ -237,7 +237,7 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
     }
     done += batch.length;
     for (const o of batch) doneBytes += jobBytes.get(o.path) ?? 0;
-    onProgress?.({ done, total, fraction: fraction(), file: batch[batch.length - 1]?.path });
+    onProgress?.({ phase: 'reading', done, total, fraction: fraction(), file: batch[batch.length - 1]?.path });
   };
   try {
     try {
@@ -269,7 +269,11 @@ async function run(ctx: IndexContext, mine: RunRecord, recover: boolean, reparse
     // references up by name (edits were resolved during the run), which wants the indexes.
     if (bulk && graph.runInterleaved) endBulk();
     const gcBefore = clock.ms.gc;
-    await writer.finish(!cold, recover, () => ctx.shouldStop?.() ?? false, collect);
+    const resolving = (resolved: number, of: number) => {
+      collect();
+      onProgress?.({ phase: 'resolving', done: resolved, total: of, fraction: of > 0 ? Math.min(1, resolved / of) : 1 });
+    };
+    await writer.finish(!cold, recover, () => ctx.shouldStop?.() ?? false, resolving);
     clock.ms.resolve -= clock.ms.gc - gcBefore;
     if (!ctx.shouldStop?.()) writeContentSkips(store, refusedNow);
   } finally {
