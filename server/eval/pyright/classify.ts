@@ -221,6 +221,15 @@ function whyExtra(index: EntityIndex, ctx: ClassifyContext, e: Edge, site: Site)
   const params = parameterNames(ctx.signature(e.caller) ?? '');
   const selfName = callerEnt?.kind === 'method' ? params[0] : undefined;
   const fileLines = ctx.lines(site.file);
+  // The call names something else than what NSCCN says it runs: a global that is another name
+  // (`check = isfuture`, then `check(x)`), followed to that definition (graph/README.md: aliases).
+  // pyright lists only calls of declarations. (A constructor inherited from a base also differs
+  // in name; such calls that pyright misses land here too.)
+  const constructs = callee?.name === '__init__' && site.shape.name !== '__init__';
+  const runs = constructs && callee?.parent ? index.byId.get(callee.parent)?.name : callee && (callee.kind === 'class' || callee.kind === 'function') ? callee.name : undefined;
+  if (runs && runs !== site.shape.name && site.shape.name !== selfName && site.shape.name !== 'cls') {
+    return 'pyright found none: called through a name for another definition (`check = isfuture; check(x)`; pyright lists calls of declarations only)';
+  }
   if (r === null) {
     if (site.shape.name === selfName || site.shape.name === 'cls') return 'pyright found none: self()/cls() call (pyright does not follow it to __call__/__init__)';
     if (callee && callerEnt && callee.file !== callerEnt.file && !importsName(fileLines, site.shape.name)) {
