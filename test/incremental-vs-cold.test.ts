@@ -287,6 +287,24 @@ describe('incremental equals cold', () => {
     await e.close();
   });
 
+  test('a call through a module global that is another name follows it when it names another one, in its importers too', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-alias-'));
+    dirs.push(root);
+    const a = (named: string) => `def isfuture(x):\n    return False\n\n\ndef other(x):\n    return True\n\n\ncheck = ${named}\n\n\ndef here(x):\n    return check(x)\n`;
+    fs.writeFileSync(path.join(root, 'a.py'), a('isfuture'));
+    fs.writeFileSync(path.join(root, 'b.py'), 'from a import check\nimport a\n\n\ndef main(x):\n    return check(x), a.check(x)\n');
+    const calls = (e: Engine, id: string) => e.outgoing(id, ['CALLS']).map((x) => x.target).sort();
+    const e = await open(root);
+    await e.indexWorkspace();
+    expect(calls(e, 'func:b.py:main')).toEqual(['func:a.py:isfuture', 'func:a.py:isfuture']);
+    fs.writeFileSync(path.join(root, 'a.py'), a('other'));
+    await e.indexWorkspace();
+    expect(calls(e, 'func:a.py:here')).toEqual(['func:a.py:other']);
+    expect(calls(e, 'func:b.py:main')).toEqual(['func:a.py:other', 'func:a.py:other']);
+    expect(edgeList(e)).toEqual(await coldGraph(root));
+    await e.close();
+  });
+
   test('an edit elsewhere in a file that defines a function twice does not redo that name everywhere', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-dupes-'));
     dirs.push(root);

@@ -71,7 +71,10 @@ export async function waitReady(s: McpSession, timeoutMs = 60_000): Promise<void
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await s.call('index_status');
-    if ((r.structuredContent as { state?: string })?.state === 'ready') return;
+    // Ready, and every vector stream complete: a search's order no longer moves while vectors
+    // fill in (a loaded machine ran build_context's search before the static stream had them).
+    const st = r.structuredContent as { state?: string; streamProgress?: Array<{ complete: boolean }> };
+    if (st?.state === 'ready' && (st.streamProgress ?? []).every((p) => p.complete)) return;
     if (Date.now() > deadline) throw new Error(`still indexing after ${timeoutMs} ms: ${text(r)}`);
     await new Promise((res) => setTimeout(res, 50));
   }

@@ -130,6 +130,7 @@ export class Graph {
     // planned when the file had no call sites: every site of it is new.
     const planned = this.oldCallTargets?.file === file ? this.oldCallTargets : null;
     const oldReturns = new Map(beforeEnts.map((e) => [e.id, e.returns ?? null]));
+    const oldAliases = new Map(beforeEnts.map((e) => [e.id, e.alias ?? null]));
     const oldBases = new Map(beforeEnts.filter((e) => e.kind === 'class').map((e) => [e.id, JSON.stringify(e.bases ?? [])]));
     // A class whose bases changed: members it inherited before, and inherits now, resolve anew.
     const rebased = ex.entities.filter((e) => e.kind === 'class' && oldBases.has(e.id) && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])).map((e) => e.id);
@@ -179,8 +180,9 @@ export class Graph {
     }
     for (const e of ex.entities) {
       // A new name may capture references elsewhere; a class whose bases moved changes lookups
-      // through it; a function or global whose type changed types the receivers named by it.
-      if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])) || oldReturns.get(e.id) !== (e.returns ?? null)) w.names.add(e.name);
+      // through it; a function or global whose type changed types the receivers named by it; a
+      // global that is another name now (`check = other`) is called as that one, in its importers too.
+      if (!oldIds.has(e.id) || (e.kind === 'class' && oldBases.get(e.id) !== JSON.stringify(e.bases ?? [])) || oldReturns.get(e.id) !== (e.returns ?? null) || oldAliases.get(e.id) !== (e.alias ?? null)) w.names.add(e.name);
     }
     for (const id of removedIds) w.names.add(nameOfId(id));
     // A class that appears or goes is, or was, a base by name: what its subclasses inherit
