@@ -300,15 +300,17 @@ export class Graph {
    */
   private async resolveStored(replace: boolean, between?: Between): Promise<{ resolved: number }> {
     let total = 0;
-    const all = between ? this.store.refCount() : 0;
+    // For progress: exact after a first index (its rids are dense), an estimate after deletions.
+    const span = between ? this.store.refRidSpan() : 0;
     for (const rows of this.store.refChunks(CHUNK)) {
       this.store.transaction(() => {
         for (const r of rows) this.write(r.rid, fromRow(r), replace);
       });
       total += rows.length;
-      between?.(total, Math.max(all, total));
+      between?.(total, Math.max(span, total));
       await new Promise((r) => setImmediate(r));
     }
+    if (span > total) between?.(total, total);
     this.store.transaction(() => this.store.pruneVirtualEntities());
     this.resolver.dropCaches();
     return { resolved: total };

@@ -150,6 +150,8 @@ export function prepareStatements(db: Db) {
     countFiles: () => p('SELECT count(*) AS n FROM files'),
     countEntities: () => p("SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL"),
     countRefs: () => p('SELECT count(*) AS n FROM refs'),
+    // Two subqueries: SQLite answers a lone min() or max() of the rowid from the tree's edge.
+    refRidSpan: () => p('SELECT coalesce((SELECT max(rid) FROM refs), 0) - coalesce((SELECT min(rid) FROM refs), 1) + 1 AS n'),
     countEdges: () => p('SELECT count(*) AS n FROM edges'),
     entityKindCounts: () => p('SELECT kind, count(*) AS n FROM entities GROUP BY kind'),
     edgeRelationCounts: () => p('SELECT r.relation, count(*) AS n FROM edges d JOIN refs r ON r.rid = d.rid WHERE d.dispatch = 0 GROUP BY r.relation'),

@@ -714,6 +714,15 @@ export class Store {
     return (this.s.countRefs.get() as { n: number }).n;
   }
 
+  /**
+   * How many rids lie between the first reference and the last: their count where none was
+   * deleted (a first index), more otherwise. Two lookups, where counting reads every row
+   * (site-packages' 1.5M: 3.6 s with the pages not cached).
+   */
+  refRidSpan(): number {
+    return (this.s.refRidSpan.get() as { n: number }).n;
+  }
+
   kindCounts(): Record<string, number> {
     return Object.fromEntries((this.s.entityKindCounts.all() as Array<{ kind: string; n: number }>).map((r) => [r.kind, r.n]));
   }
