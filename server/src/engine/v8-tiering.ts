@@ -17,6 +17,17 @@
 // A long run amortises its own warm-up, and staying unoptimised longer then costs about what
 // the compiles saved. With nothing measured to gain there, above ~1,000 files the budget is
 // left as V8 sets it.
+//
+// How much TurboFan inlines into one function (the cumulative bytecode of its inlinees: 920
+// bytes by default) is capped at 300 bytes in every index run. Our hot functions are large
+// (`statement`, `expr`, `call`, `finishPending`) and each is compiled several times per isolate
+// (three isolates: the main thread and two workers); the more is inlined, the longer each
+// compile and the more inlinees whose maps can deoptimise it. Background compile threads used
+// ~8 s of a whole-stdlib index's ~31 s of CPU. Runs interleaved with and without, 2 cores:
+//   the whole stdlib, 1,787 files: wall 17.6 → 16.3 s, CPU 30.5 → 27.9 s (10 runs each; 9 of
+//     10 pairs faster; 150 and 500 bytes tried: no better than 300);
+//   pip, 491 files (with the later budget): wall 2.89 → 2.54 s, CPU 5.3 → 4.6 s (4 each).
+// `--no-turbo-inlining` cut the compile threads further but the JS threads ran slower.
 // The graph is the same, edge for edge: this changes when code is compiled, never what it computes.
 
 // node:v8 is read when first needed: loading it is ~1 ms of every command's start, and only an index run asks.
@@ -24,6 +35,7 @@
 const v8 = (): typeof import('node:v8') => require('node:v8');
 
 const BUDGET_BYTES = 264 * 1024;
+const INLINED_BYTES = 300;
 
 /** Files in a run up to which optimising later pays (see the figures above). */
 export const TIER_UP_LATER_MAX_FILES = 1000;
@@ -37,19 +49,20 @@ export interface TieringContext {
 }
 
 /**
- * The V8 flag that makes a run of `files` files optimise later, or null where it is left
- * alone: longer runs, a budget the user set in node options, and V8 versions it was not
- * measured with (other majors name and weigh their tiers differently).
+ * The V8 flags an index run of `files` files sets: a smaller inlining budget, and the later
+ * optimisation up to 1,000 files. None on V8 versions they were not measured with (other majors
+ * name and weigh their tiers differently), and none the user already set in node options.
  */
-export function tieringFlag(c: TieringContext): string | null {
-  if (c.files > TIER_UP_LATER_MAX_FILES) return null;
-  if (Number(c.v8Version.split('.')[0]) !== 11) return null;
-  if (c.nodeOptions.some((a) => a.includes('interrupt-budget'))) return null;
-  return `--interrupt-budget=${BUDGET_BYTES}`;
+export function tieringFlags(c: TieringContext): string[] {
+  if (Number(c.v8Version.split('.')[0]) !== 11) return [];
+  const userSet = (name: string) => c.nodeOptions.some((a) => a.includes(name));
+  const flags: string[] = [];
+  if (!userSet('inlin')) flags.push(`--max-inlined-bytecode-size-cumulative=${INLINED_BYTES}`);
+  if (c.files <= TIER_UP_LATER_MAX_FILES && !userSet('interrupt-budget')) flags.push(`--interrupt-budget=${BUDGET_BYTES}`);
+  return flags;
 }
 
-/** Sets that flag for this process and the isolates it starts after (V8 flags are per process). */
+/** Sets those flags for this process and the isolates it starts after (V8 flags are per process). */
 export function tierUpLater(files: number): void {
-  const flag = tieringFlag({ files, v8Version: process.versions.v8, nodeOptions: [...process.execArgv, process.env.NODE_OPTIONS ?? ''] });
-  if (flag) v8().setFlagsFromString(flag);
+  for (const flag of tieringFlags({ files, v8Version: process.versions.v8, nodeOptions: [...process.execArgv, process.env.NODE_OPTIONS ?? ''] })) v8().setFlagsFromString(flag);
 }
