@@ -149,13 +149,13 @@ export function evalQuestions(stdlib: string, n: number, seed: number): { web: E
   return { web, bugs, all, picked: sample(all, n, seed) };
 }
 
-interface Baselines {
+export interface Baselines {
   functions: Bm25<number>;
   files: Bm25<string>;
 }
 
 /** BM25 over every function, method and class's source lines, and over every whole file. */
-function buildBaselines(engine: Engine, root: string): Baselines {
+export function buildBaselines(engine: Engine, root: string): Baselines {
   const functions = new Bm25<number>();
   const files = new Bm25<string>();
   for (const f of engine.store.files()) {
@@ -177,7 +177,7 @@ export function answerEids(engine: Engine, answer: string): number[] {
 }
 
 /** Every system's outcome for one query. */
-async function judge(engine: Engine, b: Baselines, query: string, eids: Set<number>, files: Set<string>): Promise<Record<string, Outcome>> {
+export async function judge(engine: Engine, b: Baselines, query: string, eids: Set<number>, files: Set<string>): Promise<Record<string, Outcome>> {
   const pathOf = (eid: number) => engine.store.entityByEid(eid)?.path;
   const ofEids = (ranked: number[]): Outcome => ({
     rank: firstHit(ranked.slice(0, 10), (e) => eids.has(e)),

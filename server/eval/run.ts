@@ -3,7 +3,7 @@
 // Each prints a table and writes bench-results/eval-*.json.
 type Eval = () => Promise<unknown>;
 
-const BOOLEAN_FLAGS = new Set(['--keep', '--no-out', '--write']);
+const BOOLEAN_FLAGS = new Set(['--keep', '--no-out', '--write', '--verbose']);
 
 const EVALS: Record<string, () => Promise<Eval>> = {
   retrieval: async () => {
@@ -11,6 +11,15 @@ const EVALS: Record<string, () => Promise<Eval>> = {
     return async () => {
       const r = await m.runRetrievalEval();
       console.log(m.formatTable(r));
+      return r;
+    };
+  },
+  // Libraries nothing was trained or tuned on, every docstring removed (eval/heldout.ts).
+  heldout: async () => {
+    const m = require('./heldout') as typeof import('./heldout');
+    return async () => {
+      const r = await m.runHeldOutEval(m.parseHeldOutArgs(process.argv.slice(2)));
+      console.log(m.formatHeldOut(r));
       return r;
     };
   },

@@ -18,7 +18,8 @@ export interface DocumentedFunction {
   query: string;
 }
 
-// Prints one JSON object per documented def whose docstring statement sits on lines of its own.
+// Prints one JSON object per docstring statement that sits on lines of its own: of a def (kind
+// function or method), a class or the module.
 const LISTER = String.raw`
 import ast, json, os, sys
 root = sys.argv[1]
@@ -38,33 +39,51 @@ for d, dirs, files in os.walk(root):
             continue
         lines = src.split(b'\n')
         rel = os.path.relpath(p, root).replace(os.sep, '/')
+        def record(node, qname, kind):
+            body0 = node.body[0] if node.body else None
+            doc = ast.get_docstring(node)
+            if doc and isinstance(body0, ast.Expr):
+                first = lines[body0.lineno - 1]
+                last = lines[body0.end_lineno - 1]
+                own = first[:body0.col_offset].strip() == b'' and last[body0.end_col_offset:].strip() in (b'', b';')
+                if own and (kind == 'module' or body0.lineno > node.lineno):
+                    out.append({'path': rel, 'qname': qname, 'kind': kind, 'docStart': body0.lineno, 'docEnd': body0.end_lineno, 'doc': doc})
         def visit(node, names, parent_is_class):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     q = names + [child.name]
-                    body0 = child.body[0]
-                    doc = ast.get_docstring(child)
-                    if doc and isinstance(body0, ast.Expr):
-                        first = lines[body0.lineno - 1]
-                        last = lines[body0.end_lineno - 1]
-                        own = first[:body0.col_offset].strip() == b'' and last[body0.end_col_offset:].strip() in (b'', b';')
-                        if own and body0.lineno > child.lineno:
-                            out.append({'path': rel, 'qname': '.'.join(q), 'kind': 'method' if parent_is_class else 'function',
-                                        'docStart': body0.lineno, 'docEnd': body0.end_lineno, 'doc': doc})
+                    record(child, '.'.join(q), 'method' if parent_is_class else 'function')
                     visit(child, q, False)
                 elif isinstance(child, ast.ClassDef):
+                    record(child, '.'.join(names + [child.name]), 'class')
                     visit(child, names + [child.name], True)
                 else:
                     visit(child, names, parent_is_class)
+        record(tree, '', 'module')
         visit(tree, [], False)
 json.dump(out, sys.stdout)
 `;
 
 export const SKIPPED_STDLIB_DIRS = ['test', 'tests', 'site-packages', 'dist-packages', '__pycache__'];
 
-export function listDocumentedFunctions(stdlib: string): DocumentedFunction[] {
-  const json = execFileSync('python3', ['-c', LISTER, stdlib, SKIPPED_STDLIB_DIRS.join(',')], { encoding: 'utf8', maxBuffer: 1 << 30, timeout: 300_000 });
-  const raw = JSON.parse(json) as Array<Omit<DocumentedFunction, 'query'> & { doc: string }>;
+/** A docstring statement on lines of its own: a def's, a class's or the module's (qname ''). */
+export interface Docstring {
+  path: string;
+  qname: string;
+  kind: 'function' | 'method' | 'class' | 'module';
+  docStart: number;
+  docEnd: number;
+  doc: string;
+}
+
+/** Every docstring under `root` (Python's own `ast`), skipping directories named in `skipDirs`. */
+export function listDocstrings(root: string, skipDirs: readonly string[] = SKIPPED_STDLIB_DIRS): Docstring[] {
+  const json = execFileSync('python3', ['-c', LISTER, root, skipDirs.join(',')], { encoding: 'utf8', maxBuffer: 1 << 30, timeout: 300_000 });
+  return JSON.parse(json) as Docstring[];
+}
+
+export function listDocumentedFunctions(root: string, skipDirs: readonly string[] = SKIPPED_STDLIB_DIRS): DocumentedFunction[] {
+  const raw = listDocstrings(root, skipDirs).filter((r): r is Docstring & { kind: 'function' | 'method' } => r.kind === 'function' || r.kind === 'method');
   // A qualified name defined twice in a file (conditional definitions) has no single answer.
   const seen = new Map<string, number>();
   for (const r of raw) seen.set(`${r.path}:${r.qname}`, (seen.get(`${r.path}:${r.qname}`) ?? 0) + 1);
