@@ -1,5 +1,5 @@
-// `npm run eval [-- retrieval|calls|calls-repos|calls-ts]`: retrieval quality on the stdlib (docstring →
-// function), CALLS accuracy against pyright (stdlib packages, then whole repositories), and on TypeScript/JavaScript against tsserver.
+// `npm run eval [-- retrieval|heldout|calls|calls-repos|calls-ts]`: retrieval quality on the stdlib (docstring →
+// function) and on libraries never trained or tuned on, CALLS accuracy against pyright (stdlib packages, then whole repositories), and on TypeScript/JavaScript against tsserver.
 // Each prints a table and writes bench-results/eval-*.json.
 type Eval = () => Promise<unknown>;
 
