@@ -4,6 +4,12 @@
 /** Queries and documents may be embedded differently (some models want a query instruction). */
 export type EmbedRole = 'document' | 'query';
 
+export interface UnreadWords {
+  unread: string[];
+  readWeight: number;
+  unreadWeight: number;
+}
+
 export interface Embedder {
   /** Identifies the vectors: a different id means stored vectors must be recomputed. */
   readonly id: string;
@@ -12,4 +18,10 @@ export interface Embedder {
   embed(texts: string[], role?: EmbedRole): Promise<Float32Array[]>;
   /** Told when the service has nothing left to embed: let go of what only a fill needs. */
   settled?(): void;
+  /**
+   * The words of a query the embedder cannot read (lower case, as the lexical index spells
+   * them; a table has no row for a project's own words), how much the words it reads weigh
+   * together, and what one unread word should weigh beside them.
+   */
+  unread?(text: string): UnreadWords;
 }

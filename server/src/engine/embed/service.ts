@@ -5,7 +5,8 @@
 // whatever is stored is searchable (DESIGN invariant 5).
 import type { EmbeddingStatus, StreamProgress } from '../../../../protocol';
 import type { ModelSettings } from '../api';
-import { VectorStream } from '../search/semantic';
+import { VectorStream, type VectorStreamOptions } from '../search/semantic';
+import { FtsIndex } from '../store/fts';
 import type { SearchStream } from '../search/types';
 import type { Store } from '../store/store';
 import { VectorStore, type EmbeddableEntity } from '../store/vectors';
@@ -75,6 +76,13 @@ export class EmbeddingService {
   private rescanTimer: NodeJS.Timeout | undefined;
   /** Overridable by tests; everything else comes from settings and the environment. */
   timeouts: ModelTimeouts = DEFAULT_TIMEOUTS;
+
+  private fts_: FtsIndex | undefined;
+
+  /** The lexical index, for the words the static table cannot read (made on first use). */
+  private fts(): FtsIndex {
+    return (this.fts_ ??= new FtsIndex(this.store.db));
+  }
 
   constructor(
     private readonly store: Store,
@@ -264,7 +272,7 @@ export class EmbeddingService {
     }
     try {
       const emb = StaticEmbedder.load(file);
-      this.addSpace('static', emb, 'static', 512, async (rows) => rows.map((r) => emb.embedEntity(r)));
+      this.addSpace('static', emb, 'static', 512, async (rows) => rows.map((r) => emb.embedEntity(r)), { holders: (word, k) => this.fts().search(`"${word.replace(/"/g, '""')}"`, k).map((h) => h.eid) });
     } catch (e) {
       const note = `static stream off: cannot read ${file}: ${(e as Error).message}`;
       this.noteByTopic.set('static', note);
@@ -299,9 +307,9 @@ export class EmbeddingService {
       });
   }
 
-  private addSpace(name: SpaceName, embedder: Embedder, streamName: string, batch: number, encode: Space['encode']): void {
+  private addSpace(name: SpaceName, embedder: Embedder, streamName: string, batch: number, encode: Space['encode'], streamOptions: VectorStreamOptions = {}): void {
     if (this.vectors.open(name, embedder.id, embedder.dims)) this.log(`${streamName}: embedding every entity (new or changed embedder)`);
-    const stream = new VectorStream(streamName, embedder, this.vectors, name);
+    const stream = new VectorStream(streamName, embedder, this.vectors, name, streamOptions);
     this.spaces.push({ name, embedder, encode, stream, batch, queue: [] });
     this.dirty = true;
     this.dirtyFiles = null;

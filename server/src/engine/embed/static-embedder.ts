@@ -5,8 +5,9 @@
 import { nodeCrypto } from '../digest';
 import * as fs from 'node:fs';
 import type { EmbeddableEntity } from '../store/vectors';
-import type { Embedder, EmbedRole } from './embedder';
+import type { Embedder, EmbedRole, UnreadWords } from './embedder';
 import { decodeStaticTable, type StaticTable } from './static-asset';
+import { splitIdentifier } from '../store/words';
 import { identifiersOf, staticWords, wordRows } from './terms';
 
 /** A piece of text and how much its words count. */
@@ -78,6 +79,40 @@ export class StaticEmbedder implements Embedder {
   rows(word: string): number[] {
     return wordRows(word, this.index, this.pieces);
   }
+
+  /**
+   * Words of the text the table has no row for, even through pieces. The words it reads weigh
+   * as their IDF would if their vectors were orthogonal (the root of the summed squares); an
+   * unread word weighs the table's highest IDF: a word no training text held is rarer than
+   * any it did.
+   */
+  unread(text: string): UnreadWords {
+    const unread: string[] = [];
+    const rows = new Set<number>();
+    for (const raw of identifiersOf(text)) {
+      for (const sub of splitIdentifier(raw).split(' ')) {
+        const words = staticWords(sub);
+        const held = words.flatMap((w) => this.rows(w));
+        for (const r of held) rows.add(r);
+        const lower = sub.toLowerCase();
+        if (words.length && !held.length && !unread.includes(lower)) unread.push(lower);
+      }
+    }
+    let squares = 0;
+    for (const r of rows) squares += this.table.idf[r] ** 2;
+    return { unread, readWeight: Math.sqrt(squares), unreadWeight: this.maxIdf };
+  }
+
+  private get maxIdf(): number {
+    if (this.maxIdf_ === undefined) {
+      let m = 0;
+      for (const x of this.table.idf) if (x > m) m = x;
+      this.maxIdf_ = m;
+    }
+    return this.maxIdf_;
+  }
+
+  private maxIdf_: number | undefined;
 
   settled(): void {
     this.identifiers.clear();

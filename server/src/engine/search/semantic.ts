@@ -12,7 +12,13 @@ export interface VectorStreamOptions {
   binary?: boolean;
   /** Longest wait for the query's embedding, in ms. */
   budgetMs?: number;
+  /** The entities that hold a word, best first (the lexical index): what stands in for a word the embedder cannot read. */
+  holders?: (word: string, k: number) => number[];
 }
+
+/** Words the embedder cannot read that a query's vector takes from their holders, and how many holders each. */
+const MAX_UNREAD = 4;
+const HOLDERS = 20;
 
 export class VectorStream implements SearchStream {
   constructor(
@@ -27,12 +33,34 @@ export class VectorStream implements SearchStream {
     if (typeof query !== 'string' || !query.trim() || !(k > 0)) return [];
     try {
       const v = await withBudget(this.embedder.embed([proseOf(query)], 'query'), this.opts.budgetMs ?? 2000);
-      const q = v?.[0];
+      const q = v?.[0] && this.withUnread(v[0], proseOf(query));
       if (!q || !q.some((x) => x !== 0)) return []; // nothing the embedder knows: no direction
       return this.vectors.knn(this.space, q, k, { binary: this.opts.binary }).map((h) => ({ eid: h.eid, score: 1 - h.distance }));
     } catch {
       return [];
     }
+  }
+
+  /**
+   * The query's vector with each word the embedder cannot read (a project's own: `evolute`,
+   * `diophantine`) standing for the mean vector of the entities that hold it, weighed by the
+   * embedder (`unread`). Without it such a query is seen without its most telling word.
+   */
+  private withUnread(q: Float32Array, prose: string): Float32Array {
+    const words = this.opts.holders && this.embedder.unread?.(prose);
+    if (!words || !words.unread.length) return q;
+    const out = Float32Array.from(q, (x) => x * words.readWeight);
+    for (const word of words.unread.slice(0, MAX_UNREAD)) {
+      const vectors = this.vectors.vectorsOf(this.space, this.opts.holders!(word, HOLDERS));
+      if (!vectors.length) continue;
+      const mean = new Float32Array(out.length);
+      for (const v of vectors) for (let i = 0; i < mean.length; i++) mean[i] += v[i];
+      let n = 0;
+      for (let i = 0; i < mean.length; i++) n += mean[i] * mean[i];
+      n = Math.sqrt(n);
+      if (n > 0) for (let i = 0; i < mean.length; i++) out[i] += (words.unreadWeight * mean[i]) / n;
+    }
+    return out;
   }
 }
 
