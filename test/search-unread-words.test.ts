@@ -39,4 +39,11 @@ describe('words the static table cannot read', () => {
   it('give a query of only such words a direction instead of no answer', async () => {
     expect((await staticIds('zorblax'))[0]).toBe('method:geometry/shapes.py:Ellipse.zorblax');
   });
+
+  it('are looked up in names only: a word only prose holds gives the vectors nothing', async () => {
+    // Only `legend`'s docstring says "frobnozzle"; English words the table lacks are held by
+    // prose all over a workspace, and the mean of those is noise.
+    expect(await staticIds('frobnozzle')).toEqual([]);
+    expect((await ws.engine.search({ query: 'frobnozzle', limit: 3 })).results[0].id).toBe('func:geometry/shapes.py:legend');
+  });
 });

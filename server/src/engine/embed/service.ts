@@ -272,7 +272,8 @@ export class EmbeddingService {
     }
     try {
       const emb = StaticEmbedder.load(file);
-      this.addSpace('static', emb, 'static', 512, async (rows) => rows.map((r) => emb.embedEntity(r)), { holders: (word, k) => this.fts().search(`"${word.replace(/"/g, '""')}"`, k).map((h) => h.eid) });
+      // A word the table cannot read stands for the entities whose names hold it (search/semantic.ts).
+      this.addSpace('static', emb, 'static', 512, async (rows) => rows.map((r) => emb.embedEntity(r)), { holders: (word, k) => this.fts().search(`{name name_split} : "${word.replace(/"/g, '""')}"`, k).map((h) => h.eid) });
     } catch (e) {
       const note = `static stream off: cannot read ${file}: ${(e as Error).message}`;
       this.noteByTopic.set('static', note);

@@ -12,7 +12,7 @@ export interface VectorStreamOptions {
   binary?: boolean;
   /** Longest wait for the query's embedding, in ms. */
   budgetMs?: number;
-  /** The entities that hold a word, best first (the lexical index): what stands in for a word the embedder cannot read. */
+  /** The entities whose names hold a word, best first (the lexical index): what stands in for a word the embedder cannot read. */
   holders?: (word: string, k: number) => number[];
 }
 
@@ -43,8 +43,11 @@ export class VectorStream implements SearchStream {
 
   /**
    * The query's vector with each word the embedder cannot read (a project's own: `evolute`,
-   * `diophantine`) standing for the mean vector of the entities that hold it, weighed by the
-   * embedder (`unread`). Without it such a query is seen without its most telling word.
+   * `diophantine`) standing for the mean vector of the entities whose names hold it, weighed by
+   * the embedder (`unread`). Without it such a query is seen without its most telling word.
+   * Names only: an English word the table lacks ("apostrophe", "night") is held by docstrings
+   * all over a workspace, and their mean is noise (stdlib bug reports 0.655 with names only,
+   * 0.646 with every column).
    */
   private withUnread(q: Float32Array, prose: string): Float32Array {
     const words = this.opts.holders && this.embedder.unread?.(prose);
