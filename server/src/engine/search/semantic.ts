@@ -3,6 +3,7 @@
 // fill in in the background (DESIGN invariant 5) — and never makes a query wait on a busy or
 // broken model for long: past its time budget it answers nothing and lexical search carries on.
 import type { Embedder } from '../embed/embedder';
+import { norm } from '../store/q8';
 import type { VectorStore } from '../store/vectors';
 import { proseOf } from './query';
 import type { SearchStream, StreamHit } from './types';
@@ -32,8 +33,9 @@ export class VectorStream implements SearchStream {
   async search(query: string, k: number): Promise<StreamHit[]> {
     if (typeof query !== 'string' || !query.trim() || !(k > 0)) return [];
     try {
-      const v = await withBudget(this.embedder.embed([proseOf(query)], 'query'), this.opts.budgetMs ?? 2000);
-      const q = v?.[0] && this.withUnread(v[0], proseOf(query));
+      const prose = proseOf(query);
+      const v = await withBudget(this.embedder.embed([prose], 'query'), this.opts.budgetMs ?? 2000);
+      const q = v?.[0] && this.withUnread(v[0], prose);
       if (!q || !q.some((x) => x !== 0)) return []; // nothing the embedder knows: no direction
       return this.vectors.knn(this.space, q, k, { binary: this.opts.binary }).map((h) => ({ eid: h.eid, score: 1 - h.distance }));
     } catch {
@@ -56,12 +58,11 @@ export class VectorStream implements SearchStream {
     for (const word of words.unread.slice(0, MAX_UNREAD)) {
       const vectors = this.vectors.vectorsOf(this.space, this.opts.holders!(word, HOLDERS));
       if (!vectors.length) continue;
-      const mean = new Float32Array(out.length);
-      for (const v of vectors) for (let i = 0; i < mean.length; i++) mean[i] += v[i];
-      let n = 0;
-      for (let i = 0; i < mean.length; i++) n += mean[i] * mean[i];
-      n = Math.sqrt(n);
-      if (n > 0) for (let i = 0; i < mean.length; i++) out[i] += (words.unreadWeight * mean[i]) / n;
+      // The holders' mean direction: their sum, scaled to the word's weight.
+      const sum = new Float32Array(out.length);
+      for (const v of vectors) for (let i = 0; i < sum.length; i++) sum[i] += v[i];
+      const n = norm(sum);
+      if (n > 0) for (let i = 0; i < sum.length; i++) out[i] += (words.unreadWeight * sum[i]) / n;
     }
     return out;
   }

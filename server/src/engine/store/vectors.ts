@@ -501,14 +501,6 @@ export class VectorStore {
     if (st.allB) this.heldBits(space, st.allB);
   }
 
-  /**
-   * Nearest entities to `query`, best first. With the bit table on, a pool of candidates
-   * (default 2·k, at least 64) is taken by Hamming distance from the bits held in memory, then
-   * ranked by cosine distance to their re-scoring rows (q8.ts: within rounding of the float
-   * cosine); otherwise exact cosine KNN over the float table. Re-scoring reads the candidates
-   * one by one from the plain table of rows (600 in ~5 ms on the stdlib; through vec0 they took
-   * ~110 ms).
-   */
   /** The stored vectors of `eids`, each of unit length (an eid without one is left out). */
   vectorsOf(space: string, eids: readonly number[]): Float32Array[] {
     if (!eids.length || !this.s.space.get(space) || !this.exists(tables(space).f)) return [];
@@ -528,6 +520,14 @@ export class VectorStore {
     return out;
   }
 
+  /**
+   * Nearest entities to `query`, best first. With the bit table on, a pool of candidates
+   * (default 2·k, at least 64) is taken by Hamming distance from the bits held in memory, then
+   * ranked by cosine distance to their re-scoring rows (q8.ts: within rounding of the float
+   * cosine); otherwise exact cosine KNN over the float table. Re-scoring reads the candidates
+   * one by one from the plain table of rows (600 in ~5 ms on the stdlib; through vec0 they took
+   * ~110 ms).
+   */
   knn(space: string, query: Float32Array, k: number, opts: { binary?: boolean; rescore?: number } = {}): VectorHit[] {
     if (!this.s.space.get(space) || !this.exists(tables(space).f)) return [];
     const n = Math.max(0, Math.min(MAX_KNN, Math.floor(k)));
