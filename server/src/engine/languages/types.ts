@@ -50,6 +50,12 @@ export interface ExtractedEntity {
   alias?: string;
   /** Significant words of the body (identifiers, string words), capped: feeds lexical search. */
   body: string;
+  /**
+   * Message-like string literals of the body (`raise ValueError(f"header {h!r} is not valid")`
+   * gives `header is not valid`), value slots blanked, '\n' between them, capped (../literals.ts): feeds
+   * lexical search, so a report quoting an error message finds the code that raises it.
+   */
+  literals?: string;
   /** Set by index workers (see `entityHash`); absent from a fresh extraction. */
   contentHash?: string;
 }

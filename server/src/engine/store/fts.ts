@@ -2,8 +2,8 @@
 // outranks one in a docstring, which outranks one in a body.
 import type { Db } from './db';
 
-/** Column weights in table order: name, name_split, signature, docstring, path, body. */
-const WEIGHTS = [10, 6, 3, 2, 1.5, 1];
+/** Column weights in table order: name, name_split, signature, docstring, path, body, literals. */
+const WEIGHTS = [10, 6, 3, 2, 1.5, 1, 1];
 
 export interface FtsHit {
   eid: number;

@@ -1,6 +1,6 @@
 // The index schema. Bump SCHEMA_VERSION for any change of tables or of what a column means: an
 // index of another version is rebuilt from source (it is derived data; see store/db.ts).
-export const SCHEMA_VERSION = 9; // 6: edges.dispatch; 7: call_args (both branches said 6: an index of either is rebuilt); 8: call_args one row per file; 9: call_args lists each caller once (an older build could not read it), and the vectors kept for re-scoring are bytes (an older build would find none)
+export const SCHEMA_VERSION = 10; // 10: entities.literals and its lexical column (an older index has neither: rebuilt); 6: edges.dispatch; 7: call_args (both branches said 6: an index of either is rebuilt); 8: call_args one row per file; 9: call_args lists each caller once (an older build could not read it), and the vectors kept for re-scoring are bytes (an older build would find none)
 // Bump ANALYSIS_VERSION for any change of what extraction or resolution make of the same files
 // (entities, references, edges): an index made by another version is rebuilt, rather than left
 // answering with the old analysis for every file that has not changed since.
@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS entities (
   returns TEXT,
   alias TEXT,
   body TEXT NOT NULL DEFAULT '',
+  literals TEXT NOT NULL DEFAULT '',
   content_hash TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS entities_fid ON entities(fid);
@@ -117,7 +118,7 @@ CREATE TABLE IF NOT EXISTS skeletons (
 
 -- Lexical index over entities; rowid = entities.eid.
 CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(
-  name, name_split, signature, docstring, path, body,
+  name, name_split, signature, docstring, path, body, literals,
   content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
 );
 `;

@@ -9,9 +9,9 @@ const REF_COLS = `r.rid, r.fid, f.path AS path, s.id AS source, r.relation, r.ta
   r.config_kind, r.catches, r.reraise, r.access, r.sr, r.sc, r.er, r.ec`;
 
 const INSERT_ENTITY = `INSERT INTO entities(id, kind, name, qname, fid, parent, sr, sc, er, ec, nsr, nsc, ner, nec,
-    signature, docstring, decorators, bases, returns, alias, body, content_hash)
+    signature, docstring, decorators, bases, returns, alias, body, literals, content_hash)
   VALUES (@id, @kind, @name, @qname, @fid, @parent, @sr, @sc, @er, @ec, @nsr, @nsc, @ner, @nec,
-    @signature, @docstring, @decorators, @bases, @returns, @alias, @body, @contentHash)`;
+    @signature, @docstring, @decorators, @bases, @returns, @alias, @body, @literals, @contentHash)`;
 
 /**
  * Per file: its fid, then its entities, import bindings and attribute types as JSON arrays, each
@@ -61,7 +61,7 @@ export function prepareStatements(db: Db) {
         ec = excluded.ec, nsr = excluded.nsr, nsc = excluded.nsc, ner = excluded.ner, nec = excluded.nec,
         signature = excluded.signature, docstring = excluded.docstring, decorators = excluded.decorators,
         bases = excluded.bases, returns = excluded.returns, alias = excluded.alias, body = excluded.body,
-        content_hash = excluded.content_hash
+        literals = excluded.literals, content_hash = excluded.content_hash
       RETURNING eid`),
     insertFile: () => p('INSERT INTO files(path, language, module, hash, size, mtime_ms, syntax_errors) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     // A bulk load's plain insert: same columns and parameters (`entityParams`), nothing to upsert.
@@ -86,10 +86,10 @@ export function prepareStatements(db: Db) {
     aliasesOfMember: () => p('SELECT DISTINCT local FROM imports WHERE member = ? AND local IS NOT NULL AND local <> member'),
     pathsUnder: () => p(`SELECT path FROM files WHERE substr(path, 1, length(@dir) + 1) = @dir || '/'`),
     deleteEdgesIntoEid: () => p('DELETE FROM edges WHERE dst = ?'),
-    ftsInsert: () => p('INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    ftsInsert: () => p('INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body, literals) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
     ftsDelete: () => p('DELETE FROM entities_fts WHERE rowid = ?'),
-    ftsFill: () => p(`INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body)
-      SELECT e.eid, e.name, nsccn_split(e.qname), e.signature, coalesce(e.docstring, ''), nsccn_path_words(f.path), e.body
+    ftsFill: () => p(`INSERT INTO entities_fts(rowid, name, name_split, signature, docstring, path, body, literals)
+      SELECT e.eid, e.name, nsccn_split(e.qname), e.signature, coalesce(e.docstring, ''), nsccn_path_words(f.path), e.body, e.literals
       FROM entities e JOIN files f ON f.fid = e.fid WHERE e.eid >= ?`),
     refsOfFileRids: () => p('SELECT rid FROM refs WHERE fid = ?'),
     deleteEdgesOfFile: () => p('DELETE FROM edges WHERE rid IN (SELECT rid FROM refs WHERE fid = ?)'),

@@ -324,7 +324,7 @@ export class Store {
       nowEntities.push({ eid, id: e.id, kind: params.kind, name: params.name, qname: params.qname, parent: params.parent, sr: params.sr, sc: params.sc, er: params.er, ec: params.ec, nsr: params.nsr, nsc: params.nsc, ner: params.ner, nec: params.nec, content_hash: params.contentHash });
       // During a bulk load, rows above the watermark are indexed for search at the next commit.
       if ((!this.bulk || eid < this.bulk.lexicalFrom) && (!prev || prev.content_hash !== params.contentHash)) {
-        this.s.ftsInsert.run(eid, e.name, splitIdentifier(e.qname), e.signature, e.docstring ?? '', words, e.body);
+        this.s.ftsInsert.run(eid, e.name, splitIdentifier(e.qname), e.signature, e.docstring ?? '', words, e.body, e.literals ?? '');
         this.lexicalWrite(eid);
       }
     }

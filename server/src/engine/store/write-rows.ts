@@ -36,6 +36,7 @@ export function entityParams(e: ExtractedEntity, fid: number, hashes?: HashMemo)
     returns: e.returns ?? null,
     alias: e.alias ?? null,
     body: e.body,
+    literals: e.literals ?? '',
     contentHash: entityHash(e, hashes),
   };
 }
@@ -48,7 +49,7 @@ export function entityHash(e: ExtractedEntity, hashes?: HashMemo): string {
   if (e.contentHash !== undefined) return e.contentHash;
   // One string, one update: the same bytes (so the same digest) as field by field, for a
   // fifth of the calls into the hash (every entity of a buffer, at every edit).
-  const text = `${e.signature}\0${optional(e.docstring)}\0${e.body}\0${e.decorators.join('\n')}\0${(e.bases ?? []).join(',')}\0${optional(e.returns)}\0${optional(e.alias)}`;
+  const text = `${e.signature}\0${optional(e.docstring)}\0${e.body}\0${e.decorators.join('\n')}\0${(e.bases ?? []).join(',')}\0${optional(e.returns)}\0${optional(e.alias)}${e.literals ? `\0${e.literals}` : ''}`;
   const known = hashes?.get(e.id);
   if (known && known.text === text) return known.hash;
   const hash = nodeCrypto().createHash('sha1').update(text).digest('hex').slice(0, 16);

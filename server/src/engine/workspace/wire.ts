@@ -141,6 +141,7 @@ function writeExtraction(w: Writer, ex: FileExtraction): void {
     w.str(e.returns);
     w.str(e.alias);
     w.str(e.body);
+    w.str(e.literals);
     w.str(e.contentHash);
   }
   w.int(ex.refs.length);
@@ -207,6 +208,8 @@ function readExtraction(r: Reader): FileExtraction {
     const alias = r.str();
     if (alias !== undefined) e.alias = alias as string;
     e.body = r.s();
+    const literals = r.str();
+    if (literals !== undefined) e.literals = literals as string;
     const hash = r.str();
     if (hash !== undefined) e.contentHash = hash as string;
     entities[k] = e;

@@ -325,6 +325,7 @@ export class PythonExtractor extends ExpressionWalker {
         types.delete(null);
         if (types.size && types.size <= 3) s.ent.returns = [...types].join('|');
       }
+      if (s.literals.length) s.ent.literals = s.literals.join('\n');
       if (s.kind === 'module' || !s.words.size) continue;
       let body = '';
       let n = 0;

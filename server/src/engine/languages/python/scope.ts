@@ -3,6 +3,7 @@
 // name the module (or an import) provides — which the graph resolves later.
 import type { ExtractedEntity } from '../types';
 import { withoutElements } from './text';
+import { MAX_LITERALS_CHARS } from '../literals';
 
 export interface Scope {
   ent: ExtractedEntity;
@@ -23,6 +24,9 @@ export interface Scope {
   clsName: string | null;
   /** Identifiers seen in the body, for lexical search. */
   words: Set<string>;
+  /** Message-like string literals of the body (../literals.ts), and the characters left for more. */
+  literals: string[];
+  literalRoom: number;
   /** What the function's `return` statements return (a fixture's `yield`s too), for its inferred return type. */
   returns: Array<{ call: string } | { name: string } | { other: true }>;
   /** A pytest fixture: what it yields is its value. */
@@ -49,6 +53,8 @@ export function newScope(ent: ExtractedEntity, kind: Scope['kind'], parent: Scop
     selfName: null,
     clsName: null,
     words: new Set(),
+    literals: [],
+    literalRoom: MAX_LITERALS_CHARS,
     returns: [],
   };
 }

@@ -25,7 +25,8 @@ export abstract class StatementWalker extends DefinitionWalker {
         return;
       }
       case 'expression_statement':
-        for (const c of node.namedChildren) if (c) this.exprStatement(c, scope);
+        // A bare string is documentation (a docstring, a commented-out block), not a message.
+        for (const c of node.namedChildren) if (c && !(c.type === 'string' && !c.namedChildren.some((x) => x?.type === 'interpolation'))) this.exprStatement(c, scope);
         return;
       case 'import_statement':
       case 'import_from_statement':

@@ -6,7 +6,7 @@ import type { Language, Node, Query, Tree } from 'web-tree-sitter';
 import type { CodeKind, ExtractedEntity, FileExtraction } from '../types';
 import { moduleName, selfSpecifier, MODULE_VALUE, BUILTINS } from './names';
 import { MAX_BODY_WORDS, span, type Scope } from './scopes';
-import { bodyWords, FUNCTION_VALUES, jsdocOf, signatureOf, typeOf, valueType } from './syntax';
+import { bodyWords, FUNCTION_VALUES, literalsOf, jsdocOf, signatureOf, typeOf, valueType } from './syntax';
 import { References } from './references';
 import { syntaxErrorCount } from '../../parse/syntax-errors';
 
@@ -55,7 +55,14 @@ export class TsExtractor extends References {
       }
     }
     const entities = this.st.entities;
-    for (const e of entities) if (e.kind !== 'module' && !e.body) e.body = bodyWords(this.bodies.get(e.id) ?? '', MAX_BODY_WORDS);
+    for (const e of entities) {
+      if (e.kind === 'module') continue;
+      const text = this.bodies.get(e.id) ?? '';
+      if (!e.body) e.body = bodyWords(text, MAX_BODY_WORDS);
+      // A class's text holds its methods': their messages are theirs.
+      const literals = text && (e.kind === 'function' || e.kind === 'method') ? literalsOf(text) : '';
+      if (literals) e.literals = literals;
+    }
     return {
       file: this.file,
       language: languageId,

@@ -2,6 +2,7 @@
 // the graph resolves them, JSDoc, one-line signatures, string literals.
 import type { Node } from 'web-tree-sitter';
 import { CONTAINER_TYPE } from '../types';
+import { keepMessage, MAX_LITERALS_CHARS } from '../literals';
 
 /** Node types of a function value (`const f = () => …`, `x = function () {}`). */
 export const FUNCTION_VALUES: ReadonlySet<string> = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
@@ -168,6 +169,21 @@ export function signatureOf(source: string, n: Node, body: Node | null, max = 24
 const KEYWORDS = new Set(
   'const let var function return if else for while do switch case break continue new this super class extends implements interface type enum namespace import export from default async await yield try catch finally throw typeof instanceof in of void delete null undefined true false static public private protected readonly abstract get set declare as any string number boolean unknown never object'.split(' '),
 );
+
+// Comments or string literals, whichever starts first: a `//` inside a string is text, and an
+// apostrophe inside a comment opens nothing.
+const COMMENT_OR_STRING = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
+
+/** Message-like string literals of a body (../literals.ts), '\n' between them; '' when none. */
+export function literalsOf(text: string): string {
+  const out: string[] = [];
+  let room = MAX_LITERALS_CHARS;
+  for (const m of text.matchAll(COMMENT_OR_STRING)) {
+    const raw = m[1] ?? m[2] ?? m[3];
+    if (raw !== undefined && (room = keepMessage(out, raw, room)) <= 0) break;
+  }
+  return out.join('\n');
+}
 
 /** Significant words of a body (identifiers and string words), capped: feeds lexical search. */
 export function bodyWords(text: string, cap: number): string {

@@ -1,0 +1,57 @@
+// A bug report quotes the message the code raised: `OSError: Tunnel connection failed: 407 Proxy
+// Authentication Required`. The words of that message sit in a string literal of the raiser, not
+// in its name or docstring, so each entity keeps its message-like literals (value slots blanked,
+// docstrings left out) and lexical search reads them (languages/literals.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageText } from '../server/src/engine/languages/literals';
+import { literalsOf } from '../server/src/engine/languages/typescript/syntax';
+import { openWorkspace, type TestWorkspace } from './helpers/workspace';
+
+let ws: TestWorkspace;
+beforeAll(async () => {
+  ws = await openWorkspace('messages');
+});
+afterAll(() => ws.dispose());
+
+const literals = () =>
+  Object.fromEntries((ws.engine.store.db.prepare("SELECT qname, literals FROM entities WHERE literals <> ''").all() as Array<{ qname: string; literals: string }>).map((r) => [r.qname, r.literals]));
+const top = async (query: string, n = 1) => (await ws.engine.search({ query, limit: n })).results.map((r) => r.id);
+
+describe('message literals', () => {
+  it('keep the words a message spells out, values blanked, and nothing shorter than three words', () => {
+    expect(messageText('invalid port number %r for base %d')).toBe('invalid port number for base');
+    expect(messageText('Tunnel connection failed: {code} {reason.strip()}')).toBe('Tunnel connection failed:');
+    expect(messageText('Server answered with status ${res.status} for ${url}')).toBe('Server answered with status for');
+    expect(messageText('%(name)s: line %d\\n')).toBeNull();
+    for (const notAMessage of ['utf-8', 'Content-Type', 'CONNECT %s:%d HTTP/1.0\\r\\n\\r\\n', 'no port']) expect(messageText(notAMessage)).toBeNull();
+    expect(messageText('word '.repeat(100))!.length).toBe(200);
+  });
+
+  it('belong to the entity whose body holds them; docstrings and short strings are not messages', () => {
+    expect(literals()).toEqual({
+      ports: 'no port number was given for the service',
+      parse_port: 'invalid port number for base',
+      open_tunnel: 'Tunnel connection failed:',
+      _handshake: 'Remote end closed connection without response',
+      fetchJson: 'Server answered with status for',
+    });
+  });
+
+  it("in TypeScript, a comment's apostrophe or `//` opens no string, and a string's `//` is text", () => {
+    expect(literalsOf(`// don't stop here\nconst u = "see http://example.org for the full list"; /* it's 'fine' */`)).toBe('see http://example.org for the full list');
+  });
+
+  it('find the raiser of a message a report quotes, above code whose prose uses the same words', async () => {
+    expect(await top('OSError: Tunnel connection failed: 407 Proxy Authentication Required')).toEqual(['func:netio/proxy.py:open_tunnel']);
+    expect(await top("ValueError: invalid port number '8o80' for base 10")).toEqual(['func:netio/ports.py:parse_port']);
+    expect(await top('http.client.RemoteDisconnected: Remote end closed connection without response')).toEqual(['func:netio/proxy.py:_handshake']);
+    expect(await top('Error: Server answered with status 502 for https://api.example.org/v1/items')).toEqual(['func:web/client.ts:fetchJson']);
+  });
+
+  it('follow an edit: a message changed in the buffer is found by its new words, not its old ones', async () => {
+    const text = ws.engine.fileText('netio/ports.py').replace('invalid port number %r for base %d', 'port %r cannot be read in base %d');
+    ws.engine.openDocument('netio/ports.py', text, 1);
+    expect(await top("ValueError: port '8o80' cannot be read in base 10")).toEqual(['func:netio/ports.py:parse_port']);
+    expect(literals().parse_port).toBe('port cannot be read in base');
+  });
+});
