@@ -1,7 +1,7 @@
 // The lexical stream's OR step with common words scored from memory (search/common-terms.ts):
 // the same ranking and scores as FTS5 scoring every row itself, before and after this process
 // edits the index, and after another process does; filling in the background stops when the
-// index changes under it. "Common" is 5 entities here (1,000 in a real index).
+// index changes under it. "Common" is 5 entities here (100 in a real index).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
 import { CommonTermScores, quote } from '../server/src/engine/search/common-terms';
@@ -26,10 +26,13 @@ let fts: FtsIndex;
 beforeAll(async () => {
   ws = await openWorkspace('python');
   for (let i = 0; i < 12; i++) ws.write(`bulk/m${i}.py`, moduleText(i));
+  ws.write('bulk/long.py', `def parse_sections(text):\n    """${LONG_DOC}."""\n    return text\n`);
   await ws.engine.indexWorkspace();
   fts = new FtsIndex(ws.engine.store.db);
 });
 afterAll(() => ws.dispose());
+
+const LONG_DOC = 'parse nested configuration sections while keeping comments quoted values escapes and blank lines intact for every reader';
 
 const QUERIES = [
   ['value', 'path'],
@@ -124,9 +127,31 @@ describe('common words scored from memory', () => {
     const common = new CommonTermScores(fts, ws.engine.store, false, 5);
     const plain = new LexicalStream(fts);
     const fast = new LexicalStream(fts, common);
-    for (const q of ['read the config value', 'a token name to write', 'cache', 'value of the path item']) {
+    const long = 'read the config value then write the cache token with a name and a path for every item of the value it holds';
+    const longer = `${long} ${Array.from({ length: 30 }, (_, i) => `unheard${i}`).join(' ')}`;
+    for (const q of ['read the config value', 'a token name to write', 'cache', 'value of the path item', long, longer, LONG_DOC]) {
       expect(fast.searchSync(q, 30).map((h) => h.eid)).toEqual(plain.searchSync(q, 30).map((h) => h.eid));
     }
+    common.dispose();
+  });
+
+  it("a long query whose words one entity holds all of still finds it first; one with a word nobody holds goes to the OR step", () => {
+    const lexical = new LexicalStream(fts, new CommonTermScores(fts, ws.engine.store, false, 5));
+    const holder = ws.engine.store.entitiesNamed('parse_sections')[0].eid;
+    // 17 words in another order: no phrase, but the all-words step.
+    expect(lexical.searchSync(LONG_DOC.split(' ').reverse().join(' '), 10)[0].eid).toBe(holder);
+    const withStranger = lexical.searchSync(`${LONG_DOC} zqxjunheard`, 10);
+    expect(withStranger[0].eid).toBe(holder); // the OR step ranks it first all the same
+  });
+
+  it('score a common word past the row cap with the rare words: the same ranking and scores', () => {
+    // Room for `value`'s rows alone: `path`, as common, is scored by FTS5 beside the rare words.
+    const cap = fts.documentFrequency('value')!;
+    expect(fts.documentFrequency('path')).toBeGreaterThanOrEqual(5);
+    const common = new CommonTermScores(fts, ws.engine.store, false, 5, undefined, cap);
+    expectSame(common.orStep(['value', 'path', 'item'], 1000), ftsOr(['value', 'path', 'item'], 1000));
+    expect(common.size()).toMatchObject({ words: 1, rows: cap });
+    for (const words of QUERIES) for (const k of [3, 1000]) expectSame(common.orStep(words, k) ?? ftsOr(words, k), ftsOr(words, k));
     common.dispose();
   });
 });
