@@ -10,6 +10,7 @@ import { openWorkspace, type TestWorkspace } from './helpers/workspace';
 let ws: TestWorkspace;
 beforeAll(async () => {
   ws = await openWorkspace('messages');
+  await ws.engine.embeddings.idle(); // every stream complete: the same answer each run
 });
 afterAll(() => ws.dispose());
 
@@ -34,6 +35,8 @@ describe('message literals', () => {
       open_tunnel: 'Tunnel connection failed:',
       _handshake: 'Remote end closed connection without response',
       fetchJson: 'Server answered with status for',
+      fetchText: 'Server answered with status for',
+      retrying: 'Gave up after attempts to reach the server',
     });
   });
 
@@ -45,7 +48,16 @@ describe('message literals', () => {
     expect(await top('OSError: Tunnel connection failed: 407 Proxy Authentication Required')).toEqual(['func:netio/proxy.py:open_tunnel']);
     expect(await top("ValueError: invalid port number '8o80' for base 10")).toEqual(['func:netio/ports.py:parse_port']);
     expect(await top('http.client.RemoteDisconnected: Remote end closed connection without response')).toEqual(['func:netio/proxy.py:_handshake']);
-    expect(await top('Error: Server answered with status 502 for https://api.example.org/v1/items')).toEqual(['func:web/client.ts:fetchJson']);
+    expect(await top('Uncaught Error: Gave up after 4 attempts to reach the server')).toEqual(['global:web/client.ts:retrying']);
+  });
+
+  it('a message only one entity spells out leads the answer; one that two spell out leads with neither', async () => {
+    // The docstring of `close_tunnel` says "tunnel connection that failed": words, not the message.
+    expect(await top('OSError: Tunnel connection failed: 502 Bad Gateway when talking to the proxy from the tunnel helper, close the tunnel connection', 1)).toEqual(['func:netio/proxy.py:open_tunnel']);
+    // fetchJson and fetchText both spell it: the ranking orders them with the rest (`answered`'s
+    // docstring holds "server answered … status").
+    const three = await top('Error: Server answered with status 502 for https://api.example.org/v1/items', 3);
+    expect(three).toEqual(expect.arrayContaining(['func:web/client.ts:fetchJson', 'func:web/client.ts:fetchText']));
   });
 
   it('follow an edit: a message changed in the buffer is found by its new words, not its old ones', async () => {

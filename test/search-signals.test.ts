@@ -48,10 +48,21 @@ describe('query signals', () => {
     expect(analyzeQuery('the wave.Errors table is empty').exceptions).toEqual([]);
   });
 
+  it("JavaScript's bare `Error: …` as a console prints it, and exception classes not named …Error, are raised messages", () => {
+    expect(analyzeQuery('Uncaught Error: This schema contains multiple valid literal values').messages).toEqual(['This schema contains multiple valid literal values']);
+    expect(analyzeQuery('Uncaught (in promise) TypeError: Failed to fetch the user profile').messages).toEqual(['Failed to fetch the user profile']);
+    expect(analyzeQuery('Error: ENOENT: no such file or directory').messages).toEqual(['ENOENT: no such file or directory']);
+    expect(analyzeQuery('the Error: prefix in a sentence').messages).toEqual([]);
+    expect(analyzeQuery('http.client.RemoteDisconnected: Remote end closed connection without response').messages).toEqual(['Remote end closed connection without response']);
+    expect(analyzeQuery('Note: the proxy sends a blank line first').messages).toEqual([]);
+  });
+
   it('a message splits into the literal runs a raise would spell out', () => {
     expect(literalRuns("192.168.1.1/24 has host bits set")).toEqual(['has host bits set']);
     expect(literalRuns("time data '2024-13-01' does not match format '%Y-%m-%d'")).toEqual(['does not match format']);
     expect(literalRuns('Expecting value: line 1 column 1 (char 0)')).toEqual([]);
+    expect(literalRuns('Tunnel connection failed: 407 Proxy Authentication Required')).toEqual(['Tunnel connection failed', 'Proxy Authentication Required']);
+    expect(literalRuns('cannot reach host at 10:30 from C:\\Users\\me today')).toEqual(['cannot reach host at']);
   });
 
   it('prose keeps the report and the code lines, not the traceback boilerplate', () => {

@@ -161,7 +161,7 @@ export class Engine {
       const lexical = new LexicalStream(fts, this.commonTerms);
       const exact = new ExactNameStream(this.store);
       const signals = new SignalStream(this.store, fts);
-      this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()], testMatcher(this.config.testGlobs));
+      this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()], testMatcher(this.config.testGlobs), signals);
     }
     return this.search_;
   }

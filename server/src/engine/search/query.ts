@@ -36,7 +36,11 @@ const PATH = /(?:^|[\s'"`(])((?:[\w.-]+\/)*[\w.-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|
 const DOTTED = /\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?=\s*\(|\b)/g;
 const WORD = /\b([A-Za-z_]\w*)(\s*\()?/g;
 const EXCEPTION = /\b([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))\b/g;
-const RAISED = /^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\w*: (.+)$/gm;
+// `ValueError: …`, `json.decoder.JSONDecodeError: …`, and JavaScript's bare `Error: …` as a
+// console prints it (`Uncaught Error: …`, `Uncaught (in promise) TypeError: …`).
+// Exception classes not named …Error print the same way (`http.client.RemoteDisconnected: …`,
+// `zipfile.BadZipFile: …`): a CamelCase name with an inner capital.
+const RAISED = /^\s*(?:Uncaught (?:\(in promise\) )?)?(?:[\w.]+\.)?(?:[A-Z][a-z0-9]+[A-Z]\w*|(?:[A-Z]\w*)?(?:Error|Exception|Warning)\w*): (.+)$/gm;
 const QUOTED = /"([^"\n]{8,200})"|'([^'\n]{8,200})'|`([^`\n]{3,200})`/g;
 // Prose words that look like code only by position (sentence starts, English compounds).
 const NOT_CODE = new Set(['e.g', 'i.e', 'etc']);
@@ -88,8 +92,9 @@ export function looksLikeCode(w: string): boolean {
 /** Phrases of at least `min` plain words inside a message: what a `raise` would spell out. */
 export function literalRuns(message: string, min = 3): string[] {
   const runs: string[] = [];
-  // Values interpolated into a message (numbers, paths, quoted bits) break it into literal runs.
-  for (const part of message.split(/'[^']*'|"[^"]*"|\S*[\d/\\:=<>%{}()[\]]\S*|[,;.!?]/)) {
+  // Values interpolated into a message (numbers, paths, quoted bits, `12:30`, `C:\x`) break it
+  // into literal runs; a colon ending a word (`failed: 407`) is punctuation, not a value.
+  for (const part of message.split(/'[^']*'|"[^"]*"|\S*[\d/\\=<>%{}()[\]]\S*|\S*:\S+|[,;.!?:]/)) {
     const words = part.match(/[A-Za-z]+/g) ?? [];
     if (words.length >= min) runs.push(words.join(' '));
   }

@@ -1,9 +1,10 @@
 // Hybrid search: every available stream over-retrieves, weighted RRF fuses (weights by kind of
 // query, ./weights.ts); kind and path filters apply; then a name that exists goes first, or —
 // for sentences and reports — the learned model ranks (./rerank.ts) and a traceback's frames
-// lead; test code is demoted unless asked for; files are ranked from their entities' scores. Streams come
-// and go (a model finishes loading); the service asks for them per query. A search that is
-// cancelled stops at the next stage (streams, candidates, graph boost) with RequestCancelled.
+// lead, then the one entity spelling out a message the report quotes; test code is demoted
+// unless asked for; files are ranked from their entities' scores. Streams come and go (a model
+// finishes loading); the service asks for them per query. A search that is cancelled stops at
+// the next stage (streams, candidates, graph boost) with RequestCancelled.
 import picomatch from 'picomatch';
 import type { EntityKind, SearchFileResult, SearchParams, SearchResponse, SearchResult } from '../../../../protocol';
 import { ENTITY_KINDS, ErrorCodes, SEARCH_MAX_LIMIT } from '../../../../protocol';
@@ -14,7 +15,7 @@ import type { EntityDbRow } from '../store/read-rows';
 import { rankFiles } from './files';
 import { blendWithPlain, reciprocalRankFusion, type Fused } from './fuse';
 import { analyzeQuery } from './query';
-import { frameEntities, workspaceFile } from './signals';
+import { workspaceFile, type SignalStream } from './signals';
 import { languageForPath } from '../languages/registry';
 
 import type { SearchStream, StreamHit } from './types';
@@ -59,6 +60,8 @@ export class SearchService {
     private readonly streams: () => SearchStream[],
     /** Test code (ranks after the rest unless `includeTests`). */
     private readonly isTest: (path: string) => boolean,
+    /** What a report points at surely enough to go first (its frames, a message only one entity spells out). */
+    private readonly signals: Pick<SignalStream, 'leaders'>,
   ) {}
 
   streamNames(): string[] {
@@ -121,8 +124,7 @@ export class SearchService {
       rerank(candidates, params.query, hits, this.store, RERANK_WEIGHTS, options.explain, this.identifierWords);
       if (profile === 'report') blendWithPlain(candidates, perStream, REPORT_BLEND);
       propagateScores(candidates, this.store, GRAPH_SHARE[profile]);
-      const holders = signals.frames.map((f) => frameEntities(this.store, f)?.holder?.eid).filter((e): e is number => e !== undefined);
-      leadWith(candidates, [...new Set(holders)], (c) => c.row.eid, (c) => c.factor);
+      leadWith(candidates, this.signals.leaders(signals), (c) => c.row.eid, (c) => c.factor);
     }
     const results = candidates.slice(0, limit).map((c) => toResult(c.row, c.score, c.fused.ranks));
     // Files the query names by path, within the path filter when there is one.
@@ -151,8 +153,9 @@ export class SearchService {
 /**
  * Puts the entities of `order` first, in that order, just above the best score, whatever the
  * ranking said; the rest keep theirs. Two rules use it: an identifier query's exact matches
- * (the exact stream's order), and a report's traceback frames (the functions holding their
- * lines, innermost first: the surest evidence a report holds). `factor` keeps a demoted leader
+ * (the exact stream's order), and a report's leaders (./signals.ts `leaders`: the functions
+ * holding its traceback's lines, innermost first, the surest evidence a report holds; then the
+ * one entity whose literals spell out a message it quotes). `factor` keeps a demoted leader
  * (a test) demoted.
  */
 function leadWith<T extends { score: number }>(items: T[], order: readonly number[], eidOf: (t: T) => number, factor: (t: T) => number = () => 1): void {

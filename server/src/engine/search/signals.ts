@@ -9,6 +9,8 @@ import { analyzeQuery, frameName, literalRuns, type Frame, type QuerySignals } f
 import type { SearchStream, StreamHit } from './types';
 
 const CODE_KINDS = new Set(['function', 'method', 'class']);
+/** A message is also held by a global built by code (`const ZodLiteral = $constructor("…", (inst) => { throw … })`). */
+const MESSAGE_KINDS = new Set([...CODE_KINDS, 'global']);
 /** A name held by more entities than this says little about which one is meant. */
 const MAX_NAMESAKES = 25;
 
@@ -56,8 +58,8 @@ export class SignalStream implements SearchStream {
   searchSignals(s: QuerySignals, k: number): StreamHit[] {
     if (s.identifier) return [];
     const score = new Map<number, number>();
-    const add = (rows: EntityDbRow[], points: number) => {
-      const code = rows.filter((r) => r.path !== null && CODE_KINDS.has(r.kind));
+    const add = (rows: EntityDbRow[], points: number, kinds = CODE_KINDS) => {
+      const code = rows.filter((r) => r.path !== null && kinds.has(r.kind));
       if (!code.length || code.length > MAX_NAMESAKES) return;
       const each = points / Math.sqrt(code.length);
       for (const r of code) score.set(r.eid, (score.get(r.eid) ?? 0) + each * (isErrorClass(r) ? ERROR_CLASS : 1));
@@ -74,12 +76,33 @@ export class SignalStream implements SearchStream {
     for (const m of s.messages) {
       for (const run of literalRuns(m)) {
         const hits = this.fts.search(`"${run.replace(/"/g, '""')}"`, MAX_NAMESAKES + 1).map((h) => this.store.entityByEid(h.eid)).filter((r): r is EntityDbRow => !!r);
-        add(hits, POINTS.message);
+        add(hits, POINTS.message, MESSAGE_KINDS);
       }
     }
     for (const id of s.identifiers) add(this.store.entitiesNamed(id), POINTS.identifier);
     for (const name of s.exceptions) add(this.raisers(name), POINTS.raiser);
     return [...score].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k).map(([eid, points]) => ({ eid, score: points }));
+  }
+
+  /**
+   * What a report points at surely enough to go first: the functions holding its traceback's
+   * lines (innermost first), then the one entity whose string literals spell out a message it
+   * quotes (a message two entities spell out names neither).
+   */
+  leaders(s: QuerySignals): number[] {
+    const out = new Set<number>();
+    for (const f of s.frames) {
+      const holder = frameEntities(this.store, f)?.holder;
+      if (holder) out.add(holder.eid);
+    }
+    for (const m of s.messages) {
+      for (const run of literalRuns(m)) {
+        const hits = this.fts.search(`literals : "${run.replace(/"/g, '""')}"`, 2);
+        const row = hits.length === 1 ? this.store.entityByEid(hits[0].eid) : undefined;
+        if (row && row.path !== null && MESSAGE_KINDS.has(row.kind)) out.add(row.eid);
+      }
+    }
+    return [...out];
   }
 
   /**

@@ -60,7 +60,7 @@ export class TsExtractor extends References {
       const text = this.bodies.get(e.id) ?? '';
       if (!e.body) e.body = bodyWords(text, MAX_BODY_WORDS);
       // A class's text holds its methods': their messages are theirs.
-      const literals = text && (e.kind === 'function' || e.kind === 'method') ? literalsOf(text) : '';
+      const literals = text && e.kind !== 'class' ? literalsOf(text) : '';
       if (literals) e.literals = literals;
     }
     return {
@@ -317,6 +317,9 @@ export class TsExtractor extends References {
     const ent = this.entity(n, nameNode, 'global', name, signatureOf(this.source, n, null, 160), []);
     if (type) ent.returns = type;
     else if (value?.type === 'identifier' && !BUILTINS.has(value.text)) ent.alias = value.text;
+    // What a global is built from is its body: `const ZodLiteral = $constructor("ZodLiteral",
+    // (inst, def) => { … })` holds its code, its words and its messages there.
+    if (value && value.type !== 'identifier') this.bodies.set(ent.id, this.source.slice(value.startIndex, value.endIndex));
     if (value?.type === 'object') {
       // An object literal bound to a name: its methods are `obj.m`.
       this.st.stack.push({ ent, start: n.startIndex, end: n.endIndex, kind: 'container', isStatic: false, locals: new Map(), prefix: ent.qname });
