@@ -60,6 +60,12 @@ describe('message literals', () => {
     expect(three).toEqual(expect.arrayContaining(['func:web/client.ts:fetchJson', 'func:web/client.ts:fetchText']));
   });
 
+  it("a V8 stack's innermost workspace frame leads, named or not", async () => {
+    const stack = (frame: string) => `Error: the request failed\n    at ${frame}\n    at async main (/srv/app/main.ts:3:3)\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)`;
+    expect(await top(stack('fetchText (/srv/app/web/client.ts:11:26)'))).toEqual(['func:web/client.ts:fetchText']);
+    expect(await top(stack('/srv/app/web/client.ts:4:25'))).toEqual(['func:web/client.ts:fetchJson']);
+  });
+
   it('follow an edit: a message changed in the buffer is found by its new words, not its old ones', async () => {
     const text = ws.engine.fileText('netio/ports.py').replace('invalid port number %r for base %d', 'port %r cannot be read in base %d');
     ws.engine.openDocument('netio/ports.py', text, 1);

@@ -43,6 +43,22 @@ describe('query signals', () => {
     expect(s.messages).toEqual(expect.arrayContaining(['Expecting value: line 1 column 1 (char 0)', 'empty response body']));
   });
 
+  it('a V8 stack (Node, Chrome) yields frames innermost first, named or not; node internals are no frames', () => {
+    const s = analyzeQuery(`TypeError: Cannot read properties of undefined (reading 'id')
+    at userName (/srv/app/src/users.ts:14:22)
+    at async Router.handle [as handler] (file:///srv/app/src/router.mjs:88:5)
+    at new Session (C:\\app\\src\\session.js:3:9)
+    at /srv/app/src/main.js:40:3
+    at Module._compile (node:internal/modules/cjs/loader:1105:14)`);
+    expect(s.frames).toEqual([
+      { file: '/srv/app/src/users.ts', line: 14, func: 'userName' },
+      { file: '/srv/app/src/router.mjs', line: 88, func: 'Router.handle' },
+      { file: 'C:\\app\\src\\session.js', line: 3, func: 'Session' },
+      { file: '/srv/app/src/main.js', line: 40, func: '' },
+    ]);
+    expect(proseOf('Error: boom\n    at userName (/srv/app/src/users.ts:14:22)\nthen it stops')).toBe('Error: boom\nthen it stops');
+  });
+
   it("a module's own error class named through its module is an exception name", () => {
     expect(analyzeQuery('wave.open fails with wave.Error: unknown format: 65534').exceptions).toEqual(['Error']);
     expect(analyzeQuery('the wave.Errors table is empty').exceptions).toEqual([]);

@@ -32,6 +32,9 @@ export interface QuerySignals {
 
 const IDENTIFIER = /^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/;
 const FRAME = /File "([^"]+)", line (\d+), in ([\w<>.]+)/g;
+// A V8 stack line (Node, Chrome): `at fn (/app/x.js:10:15)`, `at async Foo.bar (file:///x.mjs:3:1)`,
+// `at new Foo (…)`, `at /app/x.js:10:15` (no name). `node:internal/…` frames match nothing here.
+const JS_FRAME = /^\s*at (?:(?:async |new )?([^\s()]+)(?: \[as [^\]]+\])? \()?(?:file:\/\/)?((?:[A-Za-z]:)?[^\s():]+):(\d+):\d+\)?\s*$/gm;
 const PATH = /(?:^|[\s'"`(])((?:[\w.-]+\/)*[\w.-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs))\b/g;
 const DOTTED = /\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?=\s*\(|\b)/g;
 const WORD = /\b([A-Za-z_]\w*)(\s*\()?/g;
@@ -54,7 +57,9 @@ export function analyzeQuery(query: string): QuerySignals {
   if (out.identifier) return out;
 
   for (const m of q.matchAll(FRAME)) out.frames.push({ file: m[1], line: Number(m[2]), func: m[3] });
+  // Python prints the innermost frame last, V8 first.
   out.frames.reverse();
+  for (const m of q.matchAll(JS_FRAME)) out.frames.push({ file: m[2], line: Number(m[3]), func: m[1] ?? '' });
   const framed = new Set(out.frames.map((f) => f.file));
   for (const m of q.matchAll(PATH)) if (!framed.has(m[1])) push(out.paths, m[1]);
 
@@ -101,7 +106,7 @@ export function literalRuns(message: string, min = 3): string[] {
   return runs;
 }
 
-/** The last segment of a frame's function (`<module>` and lambdas name nothing). */
+/** The last segment of a frame's function (`<module>`, lambdas and V8's nameless frames name nothing). */
 export function frameName(f: Frame): string | null {
   const last = f.func.slice(f.func.lastIndexOf('.') + 1);
   return /^[A-Za-z_]\w*$/.test(last) ? last : null;
@@ -118,6 +123,6 @@ function push(list: string[], v: string): void {
 export function proseOf(query: string): string {
   return query
     .split('\n')
-    .filter((l) => !/^\s*(Traceback \(most recent call last\):|File "[^"]+", line \d+|During handling of the above exception|The above exception was the direct cause)/.test(l) && !/^\s*[~^]+\s*$/.test(l))
+    .filter((l) => !/^\s*(Traceback \(most recent call last\):|File "[^"]+", line \d+|During handling of the above exception|The above exception was the direct cause)/.test(l) && !/^\s*[~^]+\s*$/.test(l) && !/^\s*at \S.*:\d+:\d+\)?\s*$/.test(l))
     .join('\n');
 }

@@ -26,14 +26,17 @@ export function workspaceFile(store: Store, file: string): string | null {
 
 /**
  * What a traceback frame points at in the workspace: the entities of its function's name in its
- * file, and the innermost of them whose lines hold the frame's line (the frame's own code).
+ * file, and the innermost of them whose lines hold the frame's line (the frame's own code). A
+ * frame that names no function (`<lambda>`, V8's `at /app/x.js:10:15`) is held by the innermost
+ * function or class whose lines hold it.
  */
 export function frameEntities(store: Store, f: Frame): { named: EntityDbRow[]; holder: EntityDbRow | null } | null {
   const file = workspaceFile(store, f.file);
+  if (!file) return null;
   const name = frameName(f);
-  if (!file || !name) return null;
-  const named = store.entitiesOfFile(file).filter((r) => r.name === name && r.path !== null && CODE_KINDS.has(r.kind));
-  const holding = named.filter((r) => r.sr !== null && r.er !== null && r.sr + 1 <= f.line && f.line <= r.er + 1);
+  const code = store.entitiesOfFile(file).filter((r) => r.path !== null && CODE_KINDS.has(r.kind));
+  const named = name ? code.filter((r) => r.name === name) : [];
+  const holding = (name ? named : code).filter((r) => r.sr !== null && r.er !== null && r.sr + 1 <= f.line && f.line <= r.er + 1);
   return { named, holder: holding.length ? holding[holding.length - 1] : null };
 }
 
