@@ -59,7 +59,7 @@ const searchAndRank: ToolSpec = {
   title: 'Locate code',
   description:
     'Locate: find the functions, methods and classes that matter for a task, ranked by hybrid search (BM25 + embeddings + exact names, fused). ' +
-    'The query can be a few words ("validate the session token"), an identifier (User.save), or a whole bug report or Python traceback (the frames are looked up first). ' +
+    'The query can be a few words ("validate the session token"), an identifier (User.save), or a whole bug report, error message or traceback, Python or JavaScript (the frames are looked up first; a quoted error message finds the code that raises it). ' +
     'Returns one line per hit: entity id, file:line, signature. ' +
     'Next: read_skeleton on a hit\'s file to orient, trace_causal_path on an id to follow calls/state/errors, open_surgical_window on an id to read its code. ' +
     'For a first look at a whole task in one call, use build_context instead.',
