@@ -58,6 +58,10 @@ describe('what an entity is embedded from', () => {
     expect(parts.map(([t]) => t).join(' ')).not.toContain('database');
     expect(parts).toEqual([['shop/models.py User.save def save(self, force=False)', 2], ['session commit flush', 0.5]]);
   });
+
+  it('for the static table: the messages its literals spell out, as much as its body words', () => {
+    expect(staticParts({ ...e, literals: 'user cannot be saved twice' }).at(-1)).toEqual(['user cannot be saved twice', 0.5]);
+  });
 });
 
 describe('table file', () => {

@@ -15,16 +15,20 @@ export type WeightedText = [text: string, weight: number];
 
 /**
  * What an entity's static vector is made of: what its code says — path, qualified name and
- * signature, counted double, and body words at half weight. Not its docstring: lexical search
- * already matches docstrings word for word, and prose in the vectors pulls every documented
- * entity towards every prose query. On the retrieval eval (undocumented targets among documented
- * neighbours) docstrings at even a fifth of the weight cut the stream's MRR@10 by a third.
+ * signature, counted double, and body words and the messages its string literals spell out at
+ * half weight. Not its docstring: lexical search already matches docstrings word for word, and
+ * prose in the vectors pulls every documented entity towards every prose query. On the retrieval
+ * eval (undocumented targets among documented neighbours) docstrings at even a fifth of the
+ * weight cut the stream's MRR@10 by a third. Messages are few and say what went wrong where:
+ * with them the stream's MRR@10 rose on every set (reports 0.456 → 0.497, 0.482 → 0.510).
  */
-export function staticParts(e: Pick<EmbeddableEntity, 'path' | 'qname' | 'signature' | 'body'>): WeightedText[] {
-  return [
+export function staticParts(e: Pick<EmbeddableEntity, 'path' | 'qname' | 'signature' | 'body' | 'literals'>): WeightedText[] {
+  const parts: WeightedText[] = [
     [`${e.path} ${e.qname} ${e.signature}`, 2],
     [e.body, 0.5],
   ];
+  if (e.literals) parts.push([e.literals, 0.5]);
+  return parts;
 }
 
 /** Identifiers whose rows are remembered (a large workspace has a few hundred thousand). */
@@ -53,7 +57,8 @@ export class StaticEmbedder implements Embedder {
     table.vocab.forEach((w, i) => this.index.set(w, i));
     // The id changes whenever the table does (either side, any row), so a retrained table
     // re-embeds the workspace; e3: a table may have a query side (queries and code embedded by
-    // different rows); e4: words the table lacks are split into words it has (`segment`).
+    // different rows); e4: words the table lacks are split into words it has (`segment`); e5: an entity's messages
+    // (its literals) are in its vector.
     const h = nodeCrypto().createHash('sha256');
     const bytes = (a: ArrayBufferView) => h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
     bytes(table.vectors);
@@ -63,7 +68,7 @@ export class StaticEmbedder implements Embedder {
       bytes(table.query.vectors);
       bytes(table.query.scale);
     }
-    this.id = `static-e4-${table.header.words}x${table.header.dims}${table.query ? 'q' : ''}-${h.digest('hex').slice(0, 12)}`;
+    this.id = `static-e5-${table.header.words}x${table.header.dims}${table.query ? 'q' : ''}-${h.digest('hex').slice(0, 12)}`;
   }
 
   static load(file: string): StaticEmbedder {

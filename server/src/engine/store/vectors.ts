@@ -27,6 +27,7 @@ export const MAX_KNN = 4096;
 export type EmbeddableEntity = Pick<EntityDbRow, 'eid' | 'id' | 'kind' | 'name' | 'qname' | 'signature' | 'docstring'> & {
   path: string;
   body: string;
+  literals?: string;
   hash: string;
 };
 
@@ -126,9 +127,9 @@ export class VectorStore {
         WHERE f.path IN (SELECT value FROM json_each(?)) AND e.kind IN ${EMBEDDED_KINDS}
           AND (s.eid IS NULL OR s.hash != e.content_hash OR s.id != e.id)
         ORDER BY e.eid`),
-      entity: p(`SELECT e.eid, e.id, e.kind, e.name, e.qname, f.path, e.signature, e.docstring, e.body, e.content_hash AS hash
+      entity: p(`SELECT e.eid, e.id, e.kind, e.name, e.qname, f.path, e.signature, e.docstring, e.body, e.literals, e.content_hash AS hash
         FROM entities e JOIN files f ON f.fid = e.fid WHERE e.eid = ? AND e.kind IN ${EMBEDDED_KINDS}`),
-      entities: p(`SELECT e.eid, e.id, e.kind, e.name, e.qname, f.path, e.signature, e.docstring, e.body, e.content_hash AS hash
+      entities: p(`SELECT e.eid, e.id, e.kind, e.name, e.qname, f.path, e.signature, e.docstring, e.body, e.literals, e.content_hash AS hash
         FROM json_each(?) j JOIN entities e ON e.eid = j.value JOIN files f ON f.fid = e.fid WHERE e.kind IN ${EMBEDDED_KINDS} ORDER BY j.key`),
       total: p(`SELECT count(*) AS n FROM entities WHERE fid IS NOT NULL AND kind IN ${EMBEDDED_KINDS}`),
       done: p(`SELECT count(*) AS n FROM vec_items s JOIN entities e ON e.eid = s.eid
