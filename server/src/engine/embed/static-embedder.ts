@@ -57,8 +57,8 @@ export class StaticEmbedder implements Embedder {
     table.vocab.forEach((w, i) => this.index.set(w, i));
     // The id changes whenever the table does (either side, any row), so a retrained table
     // re-embeds the workspace; e3: a table may have a query side (queries and code embedded by
-    // different rows); e4: words the table lacks are split into words it has (`segment`); e5: an entity's messages
-    // (its literals) are in its vector.
+    // different rows); e4: words the table lacks are split into words it has (`segment`); e5:
+    // an entity's messages (its literals) are in its vector.
     const h = nodeCrypto().createHash('sha256');
     const bytes = (a: ArrayBufferView) => h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
     bytes(table.vectors);
