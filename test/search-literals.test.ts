@@ -5,6 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageText } from '../server/src/engine/languages/literals';
 import { literalsOf } from '../server/src/engine/languages/typescript/syntax';
+import { analyzeQuery } from '../server/src/engine/search/query';
+import { SignalStream } from '../server/src/engine/search/signals';
+import { FtsIndex } from '../server/src/engine/store/fts';
+import { isTestPath } from '../server/src/engine/testcode';
 import { openWorkspace, type TestWorkspace } from './helpers/workspace';
 
 let ws: TestWorkspace;
@@ -37,6 +41,7 @@ describe('message literals', () => {
       fetchJson: 'Server answered with status for',
       fetchText: 'Server answered with status for',
       retrying: 'Gave up after attempts to reach the server',
+      test_bad_port: 'invalid port number',
     });
   });
 
@@ -51,9 +56,15 @@ describe('message literals', () => {
     expect(await top('Uncaught Error: Gave up after 4 attempts to reach the server')).toEqual(['global:web/client.ts:retrying']);
   });
 
-  it('a message only one entity spells out leads the answer; one that two spell out leads with neither', async () => {
+  it('a message only one entity spells out leads the answer (tests quoting it do not count); one that two spell out leads with neither', async () => {
     // The docstring of `close_tunnel` says "tunnel connection that failed": words, not the message.
     expect(await top('OSError: Tunnel connection failed: 502 Bad Gateway when talking to the proxy from the tunnel helper, close the tunnel connection', 1)).toEqual(['func:netio/proxy.py:open_tunnel']);
+    // tests/test_ports.py quotes "invalid port number" too (pytest.raises(match=…)): a test does not count.
+    const report = analyzeQuery("ValueError: invalid port number '8o80' for base 16");
+    const fts = new FtsIndex(ws.engine.store.db);
+    const leaders = (isTest: (p: string) => boolean) => new SignalStream(ws.engine.store, fts, isTest).leaders(report).map((eid) => ws.engine.store.entityByEid(eid)?.id);
+    expect(leaders(isTestPath)).toEqual(['func:netio/ports.py:parse_port']);
+    expect(leaders(() => false)).toEqual([]);
     // fetchJson and fetchText both spell it: the ranking orders them with the rest (`answered`'s
     // docstring holds "server answered … status").
     const three = await top('Error: Server answered with status 502 for https://api.example.org/v1/items', 3);

@@ -160,8 +160,9 @@ export class Engine {
       this.commonTerms = this.opts.lazy ? null : new CommonTermScores(fts, this.store, true);
       const lexical = new LexicalStream(fts, this.commonTerms);
       const exact = new ExactNameStream(this.store);
-      const signals = new SignalStream(this.store, fts);
-      this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()], testMatcher(this.config.testGlobs), signals);
+      const isTest = testMatcher(this.config.testGlobs);
+      const signals = new SignalStream(this.store, fts, isTest);
+      this.search_ = new SearchService(this.store, () => [lexical, exact, signals, ...this.embeddings.streams()], isTest, signals);
     }
     return this.search_;
   }

@@ -52,6 +52,8 @@ export class SignalStream implements SearchStream {
   constructor(
     private readonly store: Store,
     private readonly fts: FtsIndex,
+    /** Test code: a test that quotes a message (`pytest.raises(match=…)`) does not make it less unique. */
+    private readonly isTest: (path: string) => boolean = () => false,
   ) {}
 
   async search(query: string, k: number): Promise<StreamHit[]> {
@@ -90,7 +92,7 @@ export class SignalStream implements SearchStream {
   /**
    * What a report points at surely enough to go first: the functions holding its traceback's
    * lines (innermost first), then the one entity whose string literals spell out a message it
-   * quotes (a message two entities spell out names neither).
+   * quotes (a message two entities spell out names neither; tests that quote it do not count).
    */
   leaders(s: QuerySignals): number[] {
     const out = new Set<number>();
@@ -100,9 +102,10 @@ export class SignalStream implements SearchStream {
     }
     for (const m of s.messages) {
       for (const run of literalRuns(m)) {
-        const hits = this.fts.search(`literals : "${run.replace(/"/g, '""')}"`, 2);
-        const row = hits.length === 1 ? this.store.entityByEid(hits[0].eid) : undefined;
-        if (row && row.path !== null && MESSAGE_KINDS.has(row.kind)) out.add(row.eid);
+        const hits = this.fts.search(`literals : "${run.replace(/"/g, '""')}"`, MAX_NAMESAKES + 1);
+        if (hits.length > MAX_NAMESAKES) continue;
+        const rows = [...this.store.entitiesByEid(hits.map((h) => h.eid)).values()].filter((r) => r.path !== null && !this.isTest(r.path));
+        if (rows.length === 1 && MESSAGE_KINDS.has(rows[0].kind)) out.add(rows[0].eid);
       }
     }
     return [...out];
