@@ -1,6 +1,8 @@
 // search_and_rank's query handling: a plain query goes to nsccn/search as is; a traceback
-// (Python or JavaScript frames) is looked up frame by frame first, innermost frame first,
-// because the function where it failed is the likeliest place to look.
+// (Python or JavaScript frames) puts its frames' functions first, innermost frame first,
+// because the function where it failed is the likeliest place to look. The server already
+// leads with the functions holding the frames' lines; a frame it did not place (its file known
+// by another path, a name it holds elsewhere) is looked up by name in a file of its base name.
 import * as path from 'node:path';
 import { Methods, type EntityKind, type SearchParams, type SearchResponse, type SearchResult } from '../../protocol';
 
@@ -42,9 +44,16 @@ export async function searchQuery(ctx: Caller, params: SearchParams & { limit: n
   if (!frames.length) return text;
   const fromFrames: RankedResult[] = [];
   for (const [i, f] of frames.entries()) {
-    await ctx.progress?.(i + 1, frames.length + 1, `looking up frame ${f.name}`);
     const short = f.name.split('.').pop()!;
     const base = path.basename(f.file.replace(/\\/g, '/'));
+    const holds = (r: SearchResult) => r.name === short && path.basename(r.file) === base && r.line <= f.line && f.line <= r.endLine;
+    // The server puts the functions holding a traceback's lines first: a frame it answered needs no search of its own.
+    const answered = text.results.find(holds);
+    if (answered) {
+      fromFrames.push({ ...answered, via: `traceback ${base}:${f.line}` });
+      continue;
+    }
+    await ctx.progress?.(i + 1, frames.length + 1, `looking up frame ${f.name}`);
     const res = await ctx.call<SearchResponse>(Methods.search, {
       query: short,
       limit: 5,
