@@ -19,6 +19,9 @@ const ESCAPE = /\\(?:[nrtvfab0\\'"]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})/g;
  * letters (keys, encodings, paths, single words say nothing a name does not).
  */
 export function messageText(raw: string): string | null {
+  // Three words of two letters and two spaces: most literals (keys, encodings) are shorter, and
+  // blanking only shortens a text.
+  if (raw.length < 8) return null;
   const t = raw.replace(ESCAPE, ' ').replace(PRINTF, ' ').replace(FIELD, ' ').replace(/\s+/g, ' ').trim();
   let words = 0;
   for (const _ of t.matchAll(/[A-Za-z]{2,}/g)) if (++words === 3) break;

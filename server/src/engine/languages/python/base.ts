@@ -5,7 +5,7 @@ import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { entityId } from '../../../../../protocol';
 import type { AttrType, CallArgs, CodeKind, ExtractedEntity, ImportBinding, RawRef, Span } from '../types';
 import { bindName, type Scope } from './scope';
-import { docstringText, dotted } from './text';
+import { docstringText, dotted, stringContent } from './text';
 
 export const MAX_BODY_WORDS = 60;
 export const TOP_DEFS = new Set(['function_definition', 'class_definition', 'decorated_definition']);
@@ -351,9 +351,7 @@ export abstract class ExtractorBase {
 
   protected stringValue(n: Node): string | null {
     if (n.namedChildren.some((c) => c?.type === 'interpolation')) return null;
-    const t = this.text(n).replace(/^[rRuUbB]{0,2}/, '');
-    const q = t.startsWith('"""') || t.startsWith("'''") ? 3 : 1;
-    return t.length >= 2 * q ? t.slice(q, t.length - q) : null;
+    return stringContent(n, this.source);
   }
 
   protected word(w: string, scope: Scope): void {

@@ -2,7 +2,7 @@
 import type { SyntaxNode as Node } from '../../parse/syntax-copy';
 import { CONFIG_FILE, CONSTANT, ENV_CALLS, ENV_MAPPINGS, MUTATORS, SETTINGS_NAMES } from './patterns';
 import type { Scope } from './scope';
-import { dotted } from './text';
+import { dotted, stringContent } from './text';
 import { StatementWalker } from './statements';
 import { span } from './base';
 import { keepMessage } from '../literals';
@@ -30,7 +30,7 @@ export abstract class ExpressionWalker extends StatementWalker {
         // Only f-strings hold code: their `{...}` interpolations. The prefix tells, without
         // asking the tree for the string's parts.
         const f = isFString(this.source, node.startIndex);
-        if (scope.literalRoom > 0) scope.literalRoom = keepMessage(scope.literals, stringContent(this.source, node.startIndex, node.endIndex), scope.literalRoom);
+        if (scope.literalRoom > 0) scope.literalRoom = keepMessage(scope.literals, stringContent(node, this.source) ?? '', scope.literalRoom);
         if (!f) return;
         for (const c of node.namedChildren) if (c?.type === 'interpolation') this.expr(c.namedChild(0), scope);
         return;
@@ -229,12 +229,4 @@ function isFString(source: string, i: number): boolean {
     if (c === 34 || c === 39) return false; // " '
   }
   return false;
-}
-
-/** A string literal's content: prefix and quotes off (an f-string's `{...}` slots stay, for ../literals.ts to blank). */
-function stringContent(source: string, start: number, end: number): string {
-  let i = start;
-  while (i < end && source.charCodeAt(i) !== 34 && source.charCodeAt(i) !== 39) i++;
-  const q = source.startsWith('"""', i) || source.startsWith("'''", i) ? 3 : 1;
-  return source.slice(i + q, Math.max(i + q, end - q));
 }

@@ -17,6 +17,13 @@ export function headerText(def: Node, body: Node | null, source: string): string
 
 const STRING_PREFIX = /^[rRuUbBfF]{0,2}/;
 
+/** A string literal's text, prefix and quotes off (an f-string's `{…}` slots kept); null when too short to hold both quotes. */
+export function stringContent(node: Node, source: string): string | null {
+  const t = source.slice(node.startIndex, node.endIndex).replace(STRING_PREFIX, '');
+  const q = t.startsWith('"""') || t.startsWith("'''") ? 3 : 1;
+  return t.length >= 2 * q ? t.slice(q, t.length - q) : null;
+}
+
 /** The value of a string literal as a docstring: quotes and prefix gone, indentation cleaned. */
 export function docstringText(node: Node, source: string): string {
   let t = source.slice(node.startIndex, node.endIndex).replace(STRING_PREFIX, '');
