@@ -5,6 +5,7 @@
 // by another path, a name it holds elsewhere) is looked up by name in a file of its base name.
 import * as path from 'node:path';
 import { Methods, type EntityKind, type SearchParams, type SearchResponse, type SearchResult } from '../../protocol';
+import { frameName, tracebackFrames as framesOf } from '../../server/src/engine';
 
 export interface Frame {
   file: string;
@@ -14,18 +15,16 @@ export interface Frame {
 
 export type RankedResult = SearchResult & { via?: string };
 
-const PY_FRAME = /File "([^"]+)", line (\d+), in ([\w.<>]+)/g;
-const JS_FRAME = /at (?:async )?([\w$.<>]+) \(([^()\s]+?):(\d+):\d+\)/g;
 /** What a frame names: never the module (`<module>` frames are dropped). */
 const FRAME_KINDS: EntityKind[] = ['function', 'method', 'class'];
 /** Frames looked up at most (the innermost ones). */
 const MAX_FRAMES = 5;
 
-/** The frames of a traceback in `text`, innermost first; [] when there is none. */
+/** The frames of a traceback in `text` that name a function, innermost first (the engine reads them as search does); [] when there is none. */
 export function tracebackFrames(text: string): Frame[] {
-  const py = [...text.matchAll(PY_FRAME)].map((m) => ({ file: m[1], line: Number(m[2]), name: m[3] })).reverse(); // Python prints outermost first
-  const js = [...text.matchAll(JS_FRAME)].map((m) => ({ file: m[2], line: Number(m[3]), name: m[1] })); // JS prints innermost first
-  return [...py, ...js].filter((f) => !f.name.startsWith('<'));
+  return framesOf(text)
+    .filter((f) => frameName(f) !== null)
+    .map((f) => ({ file: f.file, line: f.line, name: f.func }));
 }
 
 interface Caller {

@@ -94,6 +94,11 @@ export function looksLikeCode(w: string): boolean {
   return /[a-z0-9]_[a-z0-9]/i.test(w) || /^_/.test(w) || /[a-z][A-Z]/.test(w) || /^[A-Z][a-z]+[A-Z]/.test(w);
 }
 
+/** The traceback frames of a text (Python's and V8's), innermost first: what `analyzeQuery` reads. */
+export function tracebackFrames(text: string): Frame[] {
+  return analyzeQuery(text).frames;
+}
+
 /** Phrases of at least `min` plain words inside a message: what a `raise` would spell out. */
 export function literalRuns(message: string, min = 3): string[] {
   const runs: string[] = [];
