@@ -30,16 +30,32 @@ export interface CallSource {
 }
 
 const NO_CALLS: readonly CallSite[] = [];
+/** A file whose sites are only in the index, and whose callee names `deferred` lists. */
+const DEFERRED = 'deferred';
 
 export class CallSites {
-  /** Per file, its sites; null while they are only in the index. */
-  private readonly byFile = new Map<string, CallSite[] | null>();
+  /** Per file, its sites; null while they are only in the index; DEFERRED, the same, its names known. */
+  private readonly byFile = new Map<string, CallSite[] | null | typeof DEFERRED>();
   /** Last segment of a callee → the sites read so far. */
   private readonly byName = new Map<string, Set<CallSite>>();
   private source: CallSource | null = null;
+  /** Files whose sites are only in the index and whose callee names are not known here. */
   private unread = 0;
+  /**
+   * Last segment of a callee → files set with their names only, not read yet. A first index
+   * holds its sites here instead of in the heap (the stdlib's 211K sites were ~30 MB at the peak
+   * of the run, and resolution reads the sites of ~3,000 names); and finds their files without
+   * the index on `refs.last`, which a bulk load builds only at its end.
+   */
+  private readonly deferred = new Map<string, string[]>();
   /** Names whose sites have all been read. */
   private readonly readFor = new Set<string>();
+  /**
+   * One copy of each callee name, receiver type and argument list read back from the index
+   * (JSON.parse makes each anew: a first index reads ~200K sites back, 25 MB more without).
+   */
+  private readonly names = new Map<string, string>();
+  private readonly argLists = new Map<string, string[]>();
 
   /** `canonicalId`: the caller's id as the entity holds it (one string in the heap, not one per site). */
   constructor(private readonly canonicalId: (id: string) => string) {}
@@ -49,10 +65,22 @@ export class CallSites {
     this.source = source;
   }
 
-  /** A file's sites, replacing any it had; undefined: still in the index (when there is one to read). */
-  set(file: string, input: readonly CallSiteInput[] | undefined): void {
+  /**
+   * A file's sites, replacing any it had; undefined: still in the index (when there is one to
+   * read), where `names`, the last segments of its callees, find them (`deferred`).
+   */
+  set(file: string, input: readonly CallSiteInput[] | undefined, names?: Iterable<string>): void {
     this.remove(file);
-    if (input === undefined && this.source) {
+    if (input === undefined && this.source && names) {
+      this.byFile.set(file, DEFERRED);
+      for (const n of names) {
+        const files = this.deferred.get(n);
+        if (files) files.push(file);
+        else this.deferred.set(n, [file]);
+        // Read already: this file's sites are not among those read.
+        this.readFor.delete(n);
+      }
+    } else if (input === undefined && this.source) {
       this.byFile.set(file, null);
       this.unread++;
     } else this.byFile.set(file, this.add(file, input ?? []));
@@ -61,8 +89,9 @@ export class CallSites {
   remove(file: string): void {
     const had = this.byFile.get(file);
     if (had === undefined) return;
+    // A deferred file stays listed under its names: reading it then finds nothing, or its new sites.
     if (had === null) this.unread--;
-    else for (const c of had) removeFrom(this.byName, lastSegment(c.target), c);
+    else if (had !== DEFERRED) for (const c of had) removeFrom(this.byName, lastSegment(c.target), c);
     this.byFile.delete(file);
   }
 
@@ -70,10 +99,10 @@ export class CallSites {
   of(file: string): readonly CallSite[] {
     const had = this.byFile.get(file);
     if (had === undefined) return NO_CALLS;
-    if (had !== null) return had;
-    const read = this.add(file, this.source?.callsOf(file) ?? []);
+    if (had !== null && had !== DEFERRED) return had;
+    const read = this.add(file, (this.source?.callsOf(file) ?? []).map((c) => this.shared(c)));
     this.byFile.set(file, read);
-    this.unread--;
+    if (had === null) this.unread--;
     return read;
   }
 
@@ -82,11 +111,29 @@ export class CallSites {
    * thousands, asked for once per parameter): the model does not change while a lookup reads it.
    */
   named(name: string): Iterable<CallSite> {
-    if (this.unread > 0 && this.source && !this.readFor.has(name)) {
-      for (const file of this.source.filesReferring(name)) this.of(file);
+    if ((this.unread > 0 || this.deferred.size > 0) && !this.readFor.has(name)) {
+      const deferred = this.deferred.get(name);
+      if (deferred) {
+        this.deferred.delete(name);
+        for (const file of deferred) this.of(file);
+      }
+      if (this.unread > 0 && this.source) for (const file of this.source.filesReferring(name)) this.of(file);
       this.readFor.add(name);
     }
     return this.byName.get(name) ?? NO_CALLS;
+  }
+
+  private shared(c: CallSiteInput): CallSiteInput {
+    const one = (x: string): string => {
+      const had = this.names.get(x);
+      if (had !== undefined) return had;
+      this.names.set(x, x);
+      return x;
+    };
+    const key = c.args.join('\0');
+    let args = this.argLists.get(key);
+    if (!args) this.argLists.set(key, (args = c.args));
+    return { from: c.from, target: one(c.target), receiver: c.receiver, rtype: c.rtype === null ? null : one(c.rtype), args };
   }
 
   private add(file: string, input: readonly CallSiteInput[]): CallSite[] {

@@ -144,7 +144,8 @@ export class Graph {
       entities: ex.entities.map((e) => ({ id: e.id, kind: e.kind, name: e.name, qname: e.qname, file, parent: e.parent, bases: e.bases ?? null, returns: e.returns ?? null, alias: e.alias ?? null, property: language.isPropertyGetter(e.decorators), overload: !!language.isOverloadStub?.(e.decorators) })),
       bindings: ex.imports,
       attrTypes: ex.attrTypes,
-      calls: (ex.callArgs ?? []).map((c) => siteOf(c, w === this.run ? sharedList(this.run.argLists, c.args) : c.args)),
+      // A first index leaves its sites in the index (written with the file) until a lookup asks.
+      ...(intoEmpty ? { callNames: new Set((ex.callArgs ?? []).map((c) => lastSegment(c.target))) } : { calls: (ex.callArgs ?? []).map((c) => siteOf(c, w === this.run ? sharedList(this.run.argLists, c.args) : c.args)) }),
     });
     if (rebased.length) for (const n of this.invalidation.inheritedNames(rebased)) w.names.add(n);
     // A loop, not push(...kept): a spread of a large file's references overflows the stack.

@@ -71,6 +71,8 @@ export interface FileInput {
   attrTypes: Array<{ cls: string; attr: string; type: string }>;
   /** Argument types at its call sites; left out by a model read back from the index (call-sites.ts). */
   calls?: CallSiteInput[];
+  /** With `calls` left out: the last segments of its callees' names, where its sites are found (a first index). */
+  callNames?: Iterable<string>;
 }
 
 const TOP_KINDS = new Set(['function', 'class', 'interface', 'enum', 'namespace']);
@@ -143,7 +145,7 @@ export class SymbolModel {
       else byLocal.set(b.local, [b]);
     }
     const stars = bindings.filter((b) => b.member === '*');
-    this.callSites.set(input.file, input.calls);
+    this.callSites.set(input.file, input.calls, input.callNames);
     this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes });
     if (input.module) addTo(this.modules, input.module, input.file);
     // A new `__init__.py` renames the files around it, and a new folder may be a source root

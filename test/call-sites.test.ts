@@ -1,0 +1,79 @@
+// The call sites the symbol model keeps (graph/call-sites.ts): a first index leaves them in the
+// index under their callee names, and a lookup by name reads exactly the files that hold them,
+// once, with one copy of each argument list.
+import { describe, expect, it } from 'vitest';
+import { CallSites, type CallSiteInput } from '../server/src/engine/graph/call-sites';
+
+const site = (from: string, target: string, args: string[] = []): CallSiteInput => ({ from, target, receiver: null, rtype: null, args });
+
+/** An index of two files' sites, counting what is read from it. */
+function indexOf(files: Record<string, CallSiteInput[]>) {
+  const reads: string[] = [];
+  const source = {
+    callsOf: (file: string) => {
+      reads.push(file);
+      // What JSON.parse gives: new arrays and strings each time.
+      return JSON.parse(JSON.stringify(files[file] ?? [])) as CallSiteInput[];
+    },
+    filesReferring: () => {
+      throw new Error('a first index has no refs.last index to ask');
+    },
+  };
+  return { source, reads };
+}
+
+const A = [site('a.f', 'get', ['int']), site('a.f', 'x.put', ['str', 'k=int'])];
+const B = [site('b.g', 'get', ['int']), site('b.g', 'run')];
+
+describe('call sites left in the index by a first index', () => {
+  it('a name reads only the files that call it, once', () => {
+    const { source, reads } = indexOf({ 'a.py': A, 'b.py': B });
+    const sites = new CallSites((id) => id);
+    sites.readFrom(source);
+    sites.set('a.py', undefined, ['get', 'put']);
+    sites.set('b.py', undefined, ['get', 'run']);
+    expect(reads).toEqual([]);
+    expect([...sites.named('run')].map((c) => c.from)).toEqual(['b.g']);
+    expect(reads).toEqual(['b.py']);
+    expect([...sites.named('get')].map((c) => `${c.file} ${c.from}`).sort()).toEqual(['a.py a.f', 'b.py b.g']);
+    expect(reads).toEqual(['b.py', 'a.py']);
+    expect([...sites.named('put')].map((c) => c.args)).toEqual([['str', 'k=int']]);
+    expect([...sites.named('get')]).toHaveLength(2);
+    expect(reads).toEqual(['b.py', 'a.py']);
+    expect([...sites.named('nothing')]).toEqual([]);
+  });
+
+  it('sites read back share their argument lists', () => {
+    const { source } = indexOf({ 'a.py': A, 'b.py': B });
+    const sites = new CallSites((id) => id);
+    sites.readFrom(source);
+    sites.set('a.py', undefined, ['get', 'put']);
+    sites.set('b.py', undefined, ['get', 'run']);
+    const [x, y] = [...sites.named('get')];
+    expect(x.args).toEqual(['int']);
+    expect(x.args).toBe(y.args);
+  });
+
+  it('a file deferred after its name was read is read when the name is asked again', () => {
+    const { source } = indexOf({ 'a.py': A, 'b.py': B });
+    const sites = new CallSites((id) => id);
+    sites.readFrom(source);
+    sites.set('a.py', undefined, ['get', 'put']);
+    expect([...sites.named('get')]).toHaveLength(1);
+    sites.set('b.py', undefined, ['get', 'run']);
+    expect([...sites.named('get')]).toHaveLength(2);
+  });
+
+  it('a deferred file replaced by an edit, or removed, answers with what it holds now', () => {
+    const { source } = indexOf({ 'a.py': A, 'b.py': B });
+    const sites = new CallSites((id) => id);
+    sites.readFrom(source);
+    sites.set('a.py', undefined, ['get', 'put']);
+    sites.set('b.py', undefined, ['get', 'run']);
+    sites.set('a.py', [site('a.h', 'get', ['bytes'])]);
+    sites.remove('b.py');
+    expect([...sites.named('get')].map((c) => `${c.from} ${c.args}`)).toEqual(['a.h bytes']);
+    expect([...sites.named('put')]).toEqual([]);
+    expect(sites.of('b.py')).toEqual([]);
+  });
+});
