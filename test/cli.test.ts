@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { IndexSummary, SearchResponse, Skeleton, StatsResponse, TraceResult, Window } from '../protocol';
-import { requireBuiltCli, runCli } from './helpers/cli';
+import { spawnSync } from 'node:child_process';
+import { CLI, CLI_ENV, requireBuiltCli, runCli } from './helpers/cli';
 import { copyFixture } from './helpers/workspace';
 
 let root: string;
@@ -72,6 +73,18 @@ describe('nsccn', () => {
     fs.rmSync(path.join(root, 'shop/extra.py'));
     nsccn('index');
   }, 30_000);
+
+  test('search - reads the query from standard input, past what an argument may hold', () => {
+    // A pasted log longer than one argument may be (Linux: 128 KB), ending in a traceback.
+    const report = `${'INFO worker started, nothing to see here\n'.repeat(4000)}Traceback (most recent call last):\n  File "shop/base.py", line 27, in save\nKeyError: 'orders'`;
+    expect(report.length).toBeGreaterThan(131_072);
+    const r = spawnSync(process.execPath, [CLI, 'search', '-', '--json', '--limit', '3', '--root', root], { encoding: 'utf8', env: CLI_ENV, input: report });
+    expect(r.status).toBe(0);
+    expect((JSON.parse(r.stdout) as SearchResponse).results[0].id).toBe('method:shop/base.py:Model.save');
+    const empty = spawnSync(process.execPath, [CLI, 'search', '-', '--root', root], { encoding: 'utf8', env: CLI_ENV, input: '' });
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toMatch(/non-empty query/);
+  });
 
   test('bad usage exits 2', () => {
     expect(nsccn('trace', 'x', '--depth', '99').code).toBe(2);

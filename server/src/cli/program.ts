@@ -2,6 +2,7 @@
 // current folder, see engine/config/root.ts) and --json.
 // Exit codes: 0 success, 1 an error (one line on stderr), 2 bad usage.
 // NSCCN_TIMING=1 prints where the time went (timing.ts).
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Timing } from './timing';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -19,6 +20,20 @@ const intArg = (min: number, max: number) => (v: string) => {
 };
 
 const maxTokensOption = () => new Option('--max-tokens <n>', 'cut the answer to about this many tokens (says what it dropped)').argParser(intArg(MAX_TOKENS_MIN, MAX_TOKENS_MAX));
+
+/**
+ * The query piped in (`nsccn search -`): a pasted report is often longer than the 128 KB an
+ * argument may hold. Undecodable bytes read as U+FFFD, as a file's would; an empty one is the
+ * engine's to refuse, as an empty argument is.
+ */
+function queryFromStdin(): string {
+  try {
+    return fs.readFileSync(0, 'utf8');
+  } catch (e) {
+    // EAGAIN: a non-blocking terminal with nothing typed; EOF on a closed stdin reads as ''.
+    throw new Error(`could not read the query from standard input: ${(e as Error).message}`);
+  }
+}
 
 function print(json: boolean, value: unknown, text: () => string): void {
   process.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : text() + '\n');
@@ -81,14 +96,15 @@ export function buildProgram(timing = new Timing()): Command {
     }
   });
 
-  common(program.command('search <query>').description('hybrid search for functions, classes, methods'))
+  common(program.command('search <query>').description('hybrid search for functions, classes, methods; - reads the query from standard input (a bug report or a traceback, past what a command line holds)'))
     .option('--limit <n>', 'number of results', intArg(1, SEARCH_MAX_LIMIT), 10)
     .option('--kind <kind...>', 'only these kinds (function, method, class, module, ...)')
     .option('--path <path...>', 'only under these paths or globs')
     .addOption(maxTokensOption())
     .option('--files', 'rank files instead of entities ("which file do I open?")', false)
     .option('--tests', 'rank test code like any other (default: after the code it tests)', false)
-    .action(async (query: string, o: GlobalOptions & { limit: number; kind?: string[]; path?: string[]; maxTokens?: number; files: boolean; tests: boolean }) => {
+    .action(async (arg: string, o: GlobalOptions & { limit: number; kind?: string[]; path?: string[]; maxTokens?: number; files: boolean; tests: boolean }) => {
+      const query = arg === '-' ? queryFromStdin() : arg;
       const r = await withEngine(timing, o, async (e) => {
         await finishVectors(e, o); // the streams it reports are complete: the same query, the same answer
         return e.search({ query, limit: o.limit, kinds: o.kind as never, paths: o.path, maxTokens: o.maxTokens, includeTests: o.tests, files: o.files });
