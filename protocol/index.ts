@@ -130,6 +130,12 @@ export interface ErrorData {
 
 /** Most results a search returns (every face: LSP, CLI, MCP take at most this). */
 export const SEARCH_MAX_LIMIT = 500;
+/**
+ * Most characters of a query search reads. A longer one (a whole pasted log) is read at its
+ * start and its end, half each (the description, and the traceback that ends a report), and
+ * the answer says so in `queryCut`: reading 5 MB of it took seconds.
+ */
+export const SEARCH_MAX_QUERY_CHARS = 200_000;
 /** Most lines of context a source window shows around its entity. */
 export const WINDOW_MAX_CONTEXT = 200;
 
@@ -204,6 +210,8 @@ export interface SearchResponse {
   truncated?: Truncation;
   /** Files ranked by the scores of their entities, when asked for with `files: true`. */
   files?: SearchFileResult[];
+  /** The query was longer than search reads (`SEARCH_MAX_QUERY_CHARS`): its first and last `read / 2` characters were read. */
+  queryCut?: { length: number; read: number };
 }
 
 // ---------------------------------------------------------------------------------------------

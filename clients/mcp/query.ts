@@ -4,8 +4,8 @@
 // leads with the functions holding the frames' lines; a frame it did not place (its file known
 // by another path, a name it holds elsewhere) is looked up by name in a file of its base name.
 import * as path from 'node:path';
-import { Methods, type EntityKind, type SearchParams, type SearchResponse, type SearchResult } from '../../protocol';
-import { frameName, tracebackFrames as framesOf } from '../../server/src/engine';
+import { Methods, SEARCH_MAX_QUERY_CHARS, type EntityKind, type SearchParams, type SearchResponse, type SearchResult } from '../../protocol';
+import { frameName, readablePart, tracebackFrames as framesOf } from '../../server/src/engine';
 
 export interface Frame {
   file: string;
@@ -37,8 +37,9 @@ interface Caller {
   progress?(done: number, total: number, message: string): Promise<void>;
 }
 
-export async function searchQuery(ctx: Caller, params: SearchParams & { limit: number }): Promise<{ results: RankedResult[]; streams: string[] }> {
-  const frames = dedupeFrames(tracebackFrames(params.query)).slice(0, MAX_FRAMES);
+export async function searchQuery(ctx: Caller, params: SearchParams & { limit: number }): Promise<{ results: RankedResult[]; streams: string[]; queryCut?: SearchResponse['queryCut'] }> {
+  // The part of a long query the server reads: the frames are looked for there too.
+  const frames = dedupeFrames(tracebackFrames(readablePart(params.query, SEARCH_MAX_QUERY_CHARS))).slice(0, MAX_FRAMES);
   const text = await ctx.call<SearchResponse>(Methods.search, params);
   if (!frames.length) return text;
   const fromFrames: RankedResult[] = [];
@@ -65,7 +66,7 @@ export async function searchQuery(ctx: Caller, params: SearchParams & { limit: n
   }
   const seen = new Set<string>();
   const merged = [...fromFrames, ...text.results].filter((r) => !seen.has(r.id) && (seen.add(r.id), true));
-  return { results: merged.slice(0, params.limit), streams: text.streams };
+  return { results: merged.slice(0, params.limit), streams: text.streams, ...(text.queryCut ? { queryCut: text.queryCut } : {}) };
 }
 
 function dedupeFrames(frames: Frame[]): Frame[] {

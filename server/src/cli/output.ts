@@ -16,8 +16,13 @@ function truncatedLine(t: Truncation | undefined): string[] {
   return t ? [`[truncated: ${t.note}]`] : [];
 }
 
+/** The line that says a long query was read in part (empty when it was read whole). */
+export function queryCutLine(r: SearchResponse): string[] {
+  return r.queryCut ? [`[the query is ${r.queryCut.length.toLocaleString('en')} characters: its first and last ${(r.queryCut.read / 2).toLocaleString('en')} were read]`] : [];
+}
+
 export function formatSearch(r: SearchResponse): string {
-  const incomplete = r.incomplete?.length ? [`[incomplete streams: ${r.incomplete.join(', ')}; ranks may change once they are filled]`] : [];
+  const incomplete = [...(r.incomplete?.length ? [`[incomplete streams: ${r.incomplete.join(', ')}; ranks may change once they are filled]`] : []), ...queryCutLine(r)];
   if (!r.results.length) return [`no results (streams: ${r.streams.join(', ')})`, ...incomplete, ...truncatedLine(r.truncated)].join('\n');
   const w = Math.max(...r.results.map((x) => x.id.length));
   return [...r.results.map((x) => `${x.score.toFixed(4)}  ${x.id.padEnd(w)}  ${x.file}:${x.line}  ${x.signature}`), ...incomplete, ...truncatedLine(r.truncated)].join('\n');

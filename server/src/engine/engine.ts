@@ -537,8 +537,8 @@ export class Engine {
   async search(params: SearchParams, cancel?: Cancellation): Promise<SearchResponse> {
     this.embeddings.start(); // a lazy engine's vector streams start with its first search
     const maxTokens = checkMaxTokens(params.maxTokens);
-    const { results, streams, files } = await this.searchDetailed(params, cancel);
-    const r: SearchResponse = { results, streams, ...(files ? { files } : {}) };
+    const { results, streams, files, queryCut } = await this.searchDetailed(params, cancel);
+    const r: SearchResponse = { results, streams, ...(files ? { files } : {}), ...(queryCut ? { queryCut } : {}) };
     const incomplete = this.embeddings.incompleteStreams();
     if (incomplete.length) r.incomplete = incomplete;
     return maxTokens === undefined ? r : fitSearch(r, maxTokens);

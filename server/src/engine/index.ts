@@ -9,6 +9,6 @@ export { findWorkspaceRoot } from './config/root';
 export { fitSearch } from './budget/lists';
 export { WorkspaceWatcher } from './workspace/watch';
 export { countTokens } from './skeleton/tokens';
-export { frameName, tracebackFrames } from './search/query';
+export { frameName, readablePart, tracebackFrames } from './search/query';
 export type { Cancellation } from './graph/cooperative';
 export { exposedGc, GrowthCollector } from './gc';

@@ -65,7 +65,9 @@ export async function search(workspaces: Workspaces, method: string, raw: unknow
   const cap = limit ?? Math.max(0, ...answers.map((a) => a.res.results.length));
   const fileRanking = files ? mergeFiles(answers.map((a) => (a.res.files ?? []).map((f) => ({ ...f, uri: pathToUri(a.ws.engine.absolutePath(f.file)) }))), cap) : undefined;
   // A stream incomplete in any folder makes the merged ranking provisional: say so, as the engine does.
-  const merged: SearchResponse = { results: results.slice(0, cap), streams: [...streams], ...(incomplete.size ? { incomplete: [...incomplete] } : {}), ...(fileRanking ? { files: fileRanking } : {}) };
+  // Every folder read the same query: any one's cut is the answer's.
+  const queryCut = answers.find((a) => a.res.queryCut)?.res.queryCut;
+  const merged: SearchResponse = { results: results.slice(0, cap), streams: [...streams], ...(incomplete.size ? { incomplete: [...incomplete] } : {}), ...(fileRanking ? { files: fileRanking } : {}), ...(queryCut ? { queryCut } : {}) };
   // The budget applies to the merged answer, so it is cut here, once.
   return maxTokens === undefined ? merged : fitSearch(merged, maxTokens);
 }

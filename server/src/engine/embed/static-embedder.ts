@@ -92,7 +92,7 @@ export class StaticEmbedder implements Embedder {
    * any it did.
    */
   unread(text: string): UnreadWords {
-    const unread: string[] = [];
+    const unread = new Set<string>();
     const rows = new Set<number>();
     for (const raw of identifiersOf(text)) {
       for (const sub of splitIdentifier(raw).split(' ')) {
@@ -100,12 +100,12 @@ export class StaticEmbedder implements Embedder {
         const held = words.flatMap((w) => this.rows(w));
         for (const r of held) rows.add(r);
         const lower = sub.toLowerCase();
-        if (words.length && !held.length && !unread.includes(lower)) unread.push(lower);
+        if (words.length && !held.length) unread.add(lower);
       }
     }
     let squares = 0;
     for (const r of rows) squares += this.table.idf[r] ** 2;
-    return { unread, readWeight: Math.sqrt(squares), unreadWeight: this.maxIdf };
+    return { unread: [...unread], readWeight: Math.sqrt(squares), unreadWeight: this.maxIdf };
   }
 
   private get maxIdf(): number {

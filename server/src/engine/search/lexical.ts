@@ -15,14 +15,15 @@ const STOP_WORDS = new Set(
 
 /** Lower-case search terms of a query, compound identifiers split into their words. */
 export function queryTerms(query: string): string[] {
-  const out: string[] = [];
+  // A set keeps first-seen order, and a pasted log of 20,000 distinct words is not quadratic.
+  const out = new Set<string>();
   for (const raw of query.match(/[\p{L}\p{N}_]+/gu) ?? []) {
     for (const w of splitIdentifier(raw).split(/\s+/)) {
       const t = w.toLowerCase();
-      if (t && !out.includes(t)) out.push(t);
+      if (t) out.add(t);
     }
   }
-  return out;
+  return [...out];
 }
 
 /** Terms a long query keeps, and the share of entities above which a term is too common. */

@@ -50,11 +50,33 @@ const NOT_CODE = new Set(['e.g', 'i.e', 'etc']);
 
 export const LONG_QUERY_WORDS = 12;
 
+/**
+ * The part of a query search reads: all of it, or past `max` characters its start and its end
+ * (protocol SEARCH_MAX_QUERY_CHARS), never splitting a surrogate pair.
+ */
+export function readablePart(query: string, max: number): string {
+  if (query.length <= max) return query;
+  let head = Math.floor(max / 2);
+  let tail = query.length - (max - head);
+  if (/[\uDC00-\uDFFF]/.test(query[head] ?? '')) head--;
+  if (/[\uDC00-\uDFFF]/.test(query[tail] ?? '')) tail++;
+  return `${query.slice(0, head)}\n…\n${query.slice(tail)}`;
+}
+
 export function analyzeQuery(query: string): QuerySignals {
   const q = query.trim();
   const words = q.match(/[\p{L}\p{N}_]+/gu)?.length ?? 0;
   const out: QuerySignals = { identifier: IDENTIFIER.test(q), frames: [], paths: [], dotted: [], identifiers: [], exceptions: [], messages: [], long: words > LONG_QUERY_WORDS };
   if (out.identifier) return out;
+  // Each list once per value, looked up in a set: a pasted log can hold tens of thousands.
+  const seen = new Map<string[], Set<string>>();
+  const push = (list: string[], v: string): void => {
+    let had = seen.get(list);
+    if (!had) seen.set(list, (had = new Set(list)));
+    if (had.has(v)) return;
+    had.add(v);
+    list.push(v);
+  };
 
   for (const m of q.matchAll(FRAME)) out.frames.push({ file: m[1], line: Number(m[2]), func: m[3] });
   // Python prints the innermost frame last, V8 first.
@@ -115,10 +137,6 @@ export function literalRuns(message: string, min = 3): string[] {
 export function frameName(f: Frame): string | null {
   const last = f.func.slice(f.func.lastIndexOf('.') + 1);
   return /^[A-Za-z_]\w*$/.test(last) ? last : null;
-}
-
-function push(list: string[], v: string): void {
-  if (!list.includes(v)) list.push(v);
 }
 
 /**

@@ -7,14 +7,14 @@
 // the next stage (streams, candidates, graph boost) with RequestCancelled.
 import picomatch from 'picomatch';
 import type { EntityKind, SearchFileResult, SearchParams, SearchResponse, SearchResult } from '../../../../protocol';
-import { ENTITY_KINDS, ErrorCodes, SEARCH_MAX_LIMIT } from '../../../../protocol';
+import { ENTITY_KINDS, ErrorCodes, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS } from '../../../../protocol';
 import { EngineError } from '../errors';
 import { pauseForCancel, stopIfCancelled, type Cancellation } from '../graph/cooperative';
 import type { Store } from '../store/store';
 import type { EntityDbRow } from '../store/read-rows';
 import { rankFiles } from './files';
 import { blendWithPlain, reciprocalRankFusion, type Fused } from './fuse';
-import { analyzeQuery } from './query';
+import { analyzeQuery, readablePart } from './query';
 import { workspaceFile, type SignalStream } from './signals';
 import { languageForPath } from '../languages/registry';
 
@@ -78,6 +78,7 @@ export class SearchService {
       throw new EngineError(ErrorCodes.InvalidParams, `limit must be an integer from 1 to ${SEARCH_MAX_LIMIT}, got ${JSON.stringify(params.limit)}`);
     }
     stopIfCancelled(cancel, 'search');
+    const query = readablePart(params.query, SEARCH_MAX_QUERY_CHARS);
     const streams = this.streams();
     const filtered = !!(params.kinds?.length || params.paths?.length);
     // Filters and test demotion reorder after fusion: retrieve more than asked.
@@ -86,7 +87,7 @@ export class SearchService {
     await Promise.all(
       streams.map(async (s) => {
         try {
-          if (!cancel?.isCancellationRequested) hits[s.name] = await s.search(params.query, k);
+          if (!cancel?.isCancellationRequested) hits[s.name] = await s.search(query, k);
         } catch {
           hits[s.name] = []; // a failing stream must not take search down
         }
@@ -95,7 +96,7 @@ export class SearchService {
     // The streams ran mostly synchronously (SQLite): a cancel sent meanwhile is read now.
     await pauseForCancel(cancel, 'search');
     const perStream = Object.fromEntries(Object.entries(hits).map(([name, h]) => [name, h.map((x) => x.eid)]));
-    const signals = analyzeQuery(params.query);
+    const signals = analyzeQuery(query);
     const profile = profileOf(signals);
     const fused = reciprocalRankFusion(perStream, undefined, STREAM_WEIGHTS[profile]);
     if (profile === 'identifier') leadWith(fused, perStream.exact ?? [], (f) => f.eid);
@@ -121,7 +122,7 @@ export class SearchService {
       candidates.sort((a, b) => b.score - a.score);
     } else {
       if (this.identifierWords.size > MAX_IDENTIFIER_WORDS) this.identifierWords.clear();
-      rerank(candidates, params.query, hits, this.store, RERANK_WEIGHTS, options.explain, this.identifierWords);
+      rerank(candidates, query, hits, this.store, RERANK_WEIGHTS, options.explain, this.identifierWords);
       if (profile === 'report') blendWithPlain(candidates, perStream, REPORT_BLEND);
       propagateScores(candidates, this.store, GRAPH_SHARE[profile]);
       leadWith(candidates, this.signals.leaders(signals), (c) => c.row.eid, (c) => c.factor);
@@ -134,6 +135,7 @@ export class SearchService {
       results,
       streams: streams.map((s) => s.name),
       ...(files ? { files } : {}),
+      ...(query !== params.query ? { queryCut: { length: params.query.length, read: SEARCH_MAX_QUERY_CHARS } } : {}),
       perStream,
       ...(options.explain ? { candidates: candidates.map((c) => ({ eid: c.row.eid, features: c.features ?? [] })) } : {}),
     };
