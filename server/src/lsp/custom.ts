@@ -133,17 +133,11 @@ export async function changes(workspaces: Workspaces, method: string, raw: unkno
   return ws.engine.changes({ since, staged, worktree, depth, maxTokens });
 }
 
-/**
- * Status of every folder summed; `indexing` while any folder is. A folder whose first run has
- * not begun (the server waits a moment after start) is ready when its index holds files: it
- * answers from them, and its run, once the stat of every file finds a change, says indexing.
- * Said indexing then, an agent's first call came with "the index is still building" on an index
- * that was complete.
- */
-export function status(workspaces: Workspaces): StatusResponse {
+/** Status of every folder summed; `indexing` while any folder is. */
+export function status(workspaces: Workspaces, indexing: boolean): StatusResponse {
   const all = workspaces.list();
   const parts = all.map((ws) => ({ ws, s: ws.engine.status() }));
-  const busy = parts.some(({ ws, s }) => s.state === 'indexing' || ws.engine.isIndexing() || (ws.pendingIndex && s.files === 0));
+  const busy = indexing || parts.some(({ ws, s }) => s.state === 'indexing' || ws.pendingIndex || ws.engine.isIndexing());
   const streams = new Set<string>();
   const notes: string[] = [];
   for (const { ws, s } of parts) {

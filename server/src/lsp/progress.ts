@@ -41,6 +41,11 @@ export class BackgroundIndexer {
     }
   }
 
+  /** True while any folder waits for or is in its first index run. */
+  busy(): boolean {
+    return this.running !== null || this.queue.length > 0;
+  }
+
   stop(): void {
     this.stopped = true;
     this.queue.length = 0;

@@ -186,7 +186,7 @@ export function startServer(connection: Connection): Session {
   connection.onRequest(Methods.trace, request(Methods.trace, (p: unknown, token) => custom.trace(workspaces, Methods.trace, p, token)));
   connection.onRequest(Methods.window, request(Methods.window, (p: unknown) => custom.window(workspaces, Methods.window, p)));
   connection.onRequest(Methods.changes, request(Methods.changes, (p: unknown) => custom.changes(workspaces, Methods.changes, p)));
-  connection.onRequest(Methods.status, request(Methods.status, () => custom.status(workspaces)));
+  connection.onRequest(Methods.status, request(Methods.status, () => custom.status(workspaces, session.indexing())));
   connection.onRequest(Methods.files, request(Methods.files, () => custom.files(workspaces)));
   return session;
 }

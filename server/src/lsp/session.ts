@@ -130,6 +130,11 @@ export class Session {
     await watching;
   }
 
+  /** True while any folder is waiting for, or in, its first index run. */
+  indexing(): boolean {
+    return this.indexer.busy();
+  }
+
   get watchedFiles(): WatchedFiles | null {
     return this.watched;
   }
