@@ -468,7 +468,13 @@ export interface StreamProgress {
 }
 
 export interface StatusResponse {
+  /** `ready` once every folder's index matches the disk (its first run over, or finding nothing to do). */
   state: 'indexing' | 'ready';
+  /**
+   * Indexing in name only: no folder's run has found a change yet, and each has an index to
+   * answer from (a server's first moments on an indexed folder, before its stat of every file).
+   */
+  checking?: boolean;
   files: number;
   entities: number;
   edges: number;

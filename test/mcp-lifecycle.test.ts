@@ -102,6 +102,24 @@ describe('while the index is building', () => {
   }, 150_000);
 });
 
+describe('an index that is already complete', () => {
+  it('answers the first call, made at once, without saying the index is still building', async () => {
+    const { dir: root, cleanup } = tempDir('nsccn-mcp-indexed-');
+    copyShop(root);
+    expect(spawnSync(process.execPath, [CLI, 'index', '--root', root], { encoding: 'utf8', env: { ...process.env, NSCCN_MODEL: 'none' } }).status).toBe(0);
+    const s = await startMcp(root);
+    try {
+      const first = await s.call('search_and_rank', { query: 'charge the card', limit: 1 });
+      expect(first.isError).toBeFalsy();
+      expect(text(first)).not.toContain('still building');
+      expect((first.structuredContent as { index?: unknown }).index).toBeUndefined();
+    } finally {
+      await s.close();
+      cleanup();
+    }
+  }, 60_000);
+});
+
 describe('the child language server', () => {
   it('is started again after it dies: calls in flight fail with "call again", the next call works', async () => {
     const { dir: root, cleanup } = tempDir('nsccn-mcp-restart-');

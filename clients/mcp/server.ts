@@ -137,12 +137,12 @@ class IndexState {
     this.ready = true;
   }
 
-  /** The status while the index builds, null once it is ready. */
+  /** The status while the index builds, null once it is ready (or while a complete index is only being checked). */
   async building(ctx: ToolContext): Promise<StatusResponse | null> {
     if (this.ready) return null;
     const s = await ctx.call<StatusResponse>(Methods.status, {});
     if (s.state === 'ready') this.ready = true;
-    return s.state === 'indexing' ? s : null;
+    return s.state === 'indexing' && !s.checking ? s : null;
   }
 }
 

@@ -138,6 +138,9 @@ export function status(workspaces: Workspaces, indexing: boolean): StatusRespons
   const all = workspaces.list();
   const parts = all.map((ws) => ({ ws, s: ws.engine.status() }));
   const busy = indexing || parts.some(({ ws, s }) => s.state === 'indexing' || ws.pendingIndex || ws.engine.isIndexing());
+  // Busy only until the stat of every file says nothing changed: an agent told "still building"
+  // then, on a complete index, waits for nothing.
+  const checking = busy && parts.length > 0 && parts.every(({ ws, s }) => s.state !== 'indexing' && !ws.engine.isIndexing() && s.files > 0);
   const streams = new Set<string>();
   const notes: string[] = [];
   for (const { ws, s } of parts) {
@@ -152,6 +155,7 @@ export function status(workspaces: Workspaces, indexing: boolean): StatusRespons
   if (all.length === 0) notes.push('no workspace folder is open');
   return {
     state: busy ? 'indexing' : 'ready',
+    ...(checking ? { checking } : {}),
     files: sum(parts.map((p) => p.s.files)),
     entities: sum(parts.map((p) => p.s.entities)),
     edges: sum(parts.map((p) => p.s.edges)),
