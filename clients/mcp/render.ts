@@ -67,7 +67,7 @@ export function renderWindow(w: Window): string {
 
 export function renderStatus(s: StatusResponse, extra: { root: string; restarts: number; progress: string | null }): string {
   const lines = [
-    `${s.state === 'indexing' ? `indexing${extra.progress ? ` (${extra.progress})` : ''}` : 'ready'}: ${s.files} files, ${s.entities} entities, ${s.edges} edges`,
+    `${s.state === 'ready' ? 'ready' : s.checking ? 'checking the index against the disk (answers come from it meanwhile)' : `indexing${extra.progress ? ` (${extra.progress})` : ''}`}: ${s.files} files, ${s.entities} entities, ${s.edges} edges`,
     `root: ${extra.root}`,
     `search streams: ${s.streams.join(', ')}`,
   ];
