@@ -261,14 +261,16 @@ function hasSchema(db: Db): boolean {
   return SCHEMA_NAMES.every((n) => have.has(n));
 }
 
+/** 16 MB: a bigger cache is RSS a server keeps; the OS file cache serves the rest about as fast. */
+export const CACHE_KIB = 16 * 1024;
+
 function connect(dbPath: string): Db {
   const db = new Database(dbPath, { timeout: 5000, nativeBinding: nativeBinding() });
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('temp_store = MEMORY');
-    // 16 MB: a bigger cache is RSS a server keeps; the OS file cache serves the rest about as fast.
-    db.pragma('cache_size = -16384');
+    db.pragma(`cache_size = -${CACHE_KIB}`);
     // No memory map: mapped pages of a 200 MB index count in the server's RSS as they are read
     // (a first write reads most of it); the page cache above is bounded, the OS file cache is not RSS.
     db.pragma('mmap_size = 0');

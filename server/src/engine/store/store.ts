@@ -3,13 +3,16 @@
 // `transaction()`, so an index run commits in batches and a crash loses nothing already committed.
 import type { Relation } from '../../../../protocol';
 import type { ConfigKind, FileExtraction, RawRef, ReceiverKind } from '../languages/types';
-import type { Db } from './db';
+import { CACHE_KIB, type Db } from './db';
 import { lastSegment } from '../dotted';
 import { decodeCallArgs, encodeCallArgs } from './call-args-row';
 import type { AttrTypeTuple, CallArgsTuple, EntityDbRow, EntityLiteTuple, FileRow, FileStamp, RefDbRow, RefEdgeDbRow, RefResolveRow, ImportTuple, ModelFileRows } from './read-rows';
 import { splitIdentifier } from './words';
 import { entityParams, pathWords, refColumns, refValues, sameEntity, StoredRefs, type HashMemo, type OldEntity, type OldRef } from './write-rows';
 import { BULK_INDEXES, DDL } from './schema';
+
+/** The page cache of a bulk load (see `beginBulkLoad`). */
+const BULK_CACHE_KIB = 4 * 1024;
 import { prepareStatements, type Statements } from './statements';
 
 export interface FileMeta {
@@ -106,6 +109,9 @@ export class Store {
       /* stays in WAL */
     }
     this.db.pragma('wal_autocheckpoint = 0');
+    // Rows are appended (the indexes kept grow at their ends): a small cache writes them as fast,
+    // and the 16 MB one filled with dirty pages on top of the run's peak (stdlib: 315 → 300 MB).
+    this.db.pragma(`cache_size = -${BULK_CACHE_KIB}`);
     const eids = new Map<string, number>();
     for (const r of this.s.entityEids.iterate() as IterableIterator<{ id: string; eid: number }>) eids.set(r.id, r.eid);
     this.bulk = { eids, lexicalFrom: this.maxEid() + 1 };
@@ -143,6 +149,7 @@ export class Store {
     }
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('wal_autocheckpoint = 1000');
+    this.db.pragma(`cache_size = -${CACHE_KIB}`);
     return lexicalMs;
   }
 
