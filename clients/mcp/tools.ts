@@ -91,7 +91,7 @@ const searchAndRank: ToolSpec = {
     const paths = A.optionalList(this.name, args, 'path')?.map((p) => ctx.root.pathFilter(p));
     const res = await searchQuery(ctx, { query, limit, ...(kinds ? { kinds } : {}), ...(paths ? { paths } : {}) });
     const results = res.results.map(({ uri: _uri, ranks: _ranks, ...r }) => r);
-    const cut = res.queryCut ? `\n[the query is ${res.queryCut.length} characters: its first and last ${res.queryCut.read / 2} were read]` : '';
+    const cut = res.queryCut ? `\n[the query is ${res.queryCut.length.toLocaleString('en')} characters: its first and last ${(res.queryCut.read / 2).toLocaleString('en')} were read]` : '';
     return { structured: { results, streams: res.streams, ...(res.queryCut ? { queryCut: res.queryCut } : {}) }, text: renderSearch(results, res.streams) + cut };
   },
 };
