@@ -25,13 +25,19 @@ function indexOf(files: Record<string, CallSiteInput[]>) {
 const A = [site('a.f', 'get', ['int']), site('a.f', 'x.put', ['str', 'k=int'])];
 const B = [site('b.g', 'get', ['int']), site('b.g', 'run')];
 
+/** a.py and b.py as a first index leaves them: in the index, listed under their callee names. */
+function deferredAB() {
+  const { source, reads } = indexOf({ 'a.py': A, 'b.py': B });
+  const sites = new CallSites((id) => id);
+  sites.readFrom(source);
+  sites.set('a.py', undefined, ['get', 'put']);
+  sites.set('b.py', undefined, ['get', 'run']);
+  return { sites, reads };
+}
+
 describe('call sites left in the index by a first index', () => {
   it('a name reads only the files that call it, once', () => {
-    const { source, reads } = indexOf({ 'a.py': A, 'b.py': B });
-    const sites = new CallSites((id) => id);
-    sites.readFrom(source);
-    sites.set('a.py', undefined, ['get', 'put']);
-    sites.set('b.py', undefined, ['get', 'run']);
+    const { sites, reads } = deferredAB();
     expect(reads).toEqual([]);
     expect([...sites.named('run')].map((c) => c.from)).toEqual(['b.g']);
     expect(reads).toEqual(['b.py']);
@@ -44,11 +50,7 @@ describe('call sites left in the index by a first index', () => {
   });
 
   it('sites read back share their argument lists', () => {
-    const { source } = indexOf({ 'a.py': A, 'b.py': B });
-    const sites = new CallSites((id) => id);
-    sites.readFrom(source);
-    sites.set('a.py', undefined, ['get', 'put']);
-    sites.set('b.py', undefined, ['get', 'run']);
+    const { sites } = deferredAB();
     const [x, y] = [...sites.named('get')];
     expect(x.args).toEqual(['int']);
     expect(x.args).toBe(y.args);
@@ -65,11 +67,7 @@ describe('call sites left in the index by a first index', () => {
   });
 
   it('a deferred file replaced by an edit, or removed, answers with what it holds now', () => {
-    const { source } = indexOf({ 'a.py': A, 'b.py': B });
-    const sites = new CallSites((id) => id);
-    sites.readFrom(source);
-    sites.set('a.py', undefined, ['get', 'put']);
-    sites.set('b.py', undefined, ['get', 'run']);
+    const { sites } = deferredAB();
     sites.set('a.py', [site('a.h', 'get', ['bytes'])]);
     sites.remove('b.py');
     expect([...sites.named('get')].map((c) => `${c.from} ${c.args}`)).toEqual(['a.h bytes']);

@@ -4,6 +4,7 @@
 // 211K sites, 115 of 190 MB), and a change resolves a few names' worth of them.
 import type { ReceiverKind } from '../languages/types';
 import { lastSegment } from '../dotted';
+import { sharedList, sharedString } from './pools';
 import { addTo, removeFrom } from './sets-by-key';
 
 /** A call site's argument types (`CallArgs` of languages/types.ts), as the model keeps it. */
@@ -124,16 +125,8 @@ export class CallSites {
   }
 
   private shared(c: CallSiteInput): CallSiteInput {
-    const one = (x: string): string => {
-      const had = this.names.get(x);
-      if (had !== undefined) return had;
-      this.names.set(x, x);
-      return x;
-    };
-    const key = c.args.join('\0');
-    let args = this.argLists.get(key);
-    if (!args) this.argLists.set(key, (args = c.args));
-    return { from: c.from, target: one(c.target), receiver: c.receiver, rtype: c.rtype === null ? null : one(c.rtype), args };
+    const { names } = this;
+    return { from: c.from, target: sharedString(names, c.target), receiver: c.receiver, rtype: c.rtype === null ? null : sharedString(names, c.rtype), args: sharedList(this.argLists, c.args) };
   }
 
   private add(file: string, input: readonly CallSiteInput[]): CallSite[] {

@@ -5,6 +5,7 @@ import type { Store } from '../store/store';
 import type { FileRow } from '../store/read-rows';
 import { languageById } from '../languages/registry';
 import type { Ent, SymbolModel } from './model';
+import { sharedString } from './pools';
 
 /** Files read per statement while loading in slices. */
 const FILES_PER_SLICE = 32;
@@ -17,12 +18,7 @@ export class ModelLoader {
   // Rows bring a string per cell: the same ids, names and paths many times
   // over. One instance of each (a third of the model's heap on the stdlib).
   private readonly pool = new Map<string, string>();
-  private readonly one = (x: string): string => {
-    const had = this.pool.get(x);
-    if (had !== undefined) return had;
-    this.pool.set(x, x);
-    return x;
-  };
+  private readonly one = (x: string): string => sharedString(this.pool, x);
   private readonly oneOrNull = (x: string | null): string | null => (x === null ? null : this.one(x));
 
   constructor(
