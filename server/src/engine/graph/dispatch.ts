@@ -6,6 +6,7 @@
 import { lastSegment } from '../dotted';
 import { TYPE_KINDS, type Ent, type FileSymbols, type SymbolModel } from './model';
 import { Resolver, type RefInput, type Resolution } from './resolve';
+import { SetsByKey } from './sets-by-key';
 
 /** Receivers whose class is a static type: the object may be an instance of a subclass. */
 const DISPATCHING: ReadonlySet<string | null> = new Set(['self', 'cls', 'typed']);
@@ -24,9 +25,9 @@ export function baseName(base: string): string {
 /** A Resolver that also says which overrides a resolved method call may reach. */
 export class DispatchResolver extends Resolver {
   /** Classes by the name their base expressions give (`class D(pkg.C)` under `C`). */
-  private readonly byBase = new Map<string, Set<Ent>>();
+  private readonly byBase = new SetsByKey<string, Ent>();
   /** Methods by name: a name defined once has no override anywhere. */
-  private readonly methodsByName = new Map<string, Set<Ent>>();
+  private readonly methodsByName = new SetsByKey<string, Ent>();
   /** What `byBase` and `methodsByName` hold per file, and the file's symbols they were read from. */
   private readonly indexed = new Map<string, { fs: FileSymbols; entries: Array<[string, Ent]>; methods: Ent[] }>();
   private readonly subclassCache = new Map<string, { list: Ent[]; ids: Set<string> }>();
@@ -48,8 +49,8 @@ export class DispatchResolver extends Resolver {
     if (ref.relation !== 'CALLS' || ref.access || !DISPATCHING.has(ref.receiver) || res.targets.length !== 1) return [];
     this.syncDispatch();
     const name = lastSegment(ref.target);
-    const named = this.methodsByName.get(name);
-    if (!named || named.size < 2) return [];
+    const many = this.methodsByName.count(name);
+    if (many < 2) return [];
     const target = this.model.byId.get(res.targets[0]);
     if (!target || target.kind !== 'method' || target.name !== name) return [];
     const recv = this.receiverClass(ref);
@@ -60,8 +61,8 @@ export class DispatchResolver extends Resolver {
       out = [];
       const subs = this.subclasses(recv);
       // Walk the shorter list: the methods of that name, or the classes below the receiver's.
-      if (named.size < subs.list.length) {
-        for (const m of named) if (m.parent && subs.ids.has(m.parent)) out.push(m.id);
+      if (many < subs.list.length) {
+        for (const m of this.methodsByName.get(name)) if (m.parent && subs.ids.has(m.parent)) out.push(m.id);
       } else {
         for (const sub of subs.list) {
           const m: Ent | undefined = this.model.files.get(sub.file)?.byQname.get(`${sub.qname}.${name}`);
@@ -98,7 +99,7 @@ export class DispatchResolver extends Resolver {
     const names = [cls.name];
     const tried = new Set<Ent>();
     for (let i = 0; i < names.length; i++) {
-      for (const c of this.byBase.get(names[i]) ?? []) {
+      for (const c of this.byBase.get(names[i])) {
         if (tried.has(c)) continue;
         tried.add(c);
         if (c === cls || !this.mro(c).mro.includes(cls)) continue;
@@ -119,16 +120,8 @@ export class DispatchResolver extends Resolver {
     this.overrideCache.clear();
     for (const [file, { fs, entries, methods }] of this.indexed) {
       if (this.model.files.get(file) === fs) continue;
-      for (const [name, e] of entries) {
-        const set = this.byBase.get(name);
-        set?.delete(e);
-        if (set && !set.size) this.byBase.delete(name);
-      }
-      for (const m of methods) {
-        const set = this.methodsByName.get(m.name);
-        set?.delete(m);
-        if (set && !set.size) this.methodsByName.delete(m.name);
-      }
+      for (const [name, e] of entries) this.byBase.remove(name, e);
+      for (const m of methods) this.methodsByName.remove(m.name, m);
       this.indexed.delete(file);
     }
     for (const [file, fs] of this.model.files) {
@@ -140,16 +133,8 @@ export class DispatchResolver extends Resolver {
         if (!TYPE_KINDS.has(e.kind) || !e.bases) continue;
         for (const b of e.bases) entries.push([baseName(b), e]);
       }
-      for (const m of methods) {
-        let set = this.methodsByName.get(m.name);
-        if (!set) this.methodsByName.set(m.name, (set = new Set()));
-        set.add(m);
-      }
-      for (const [name, e] of entries) {
-        let set = this.byBase.get(name);
-        if (!set) this.byBase.set(name, (set = new Set()));
-        set.add(e);
-      }
+      for (const m of methods) this.methodsByName.add(m.name, m);
+      for (const [name, e] of entries) this.byBase.add(name, e);
       this.indexed.set(file, { fs, entries, methods });
     }
   }

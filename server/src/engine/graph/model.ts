@@ -4,9 +4,12 @@
 import type { ImportName, LanguageSupport, ProjectFiles, WorkspaceLayout } from '../languages/types';
 import { lastSegment } from '../dotted';
 import { CallSites, type CallSite, type CallSiteInput, type CallSource } from './call-sites';
-import { addTo, removeFrom } from './sets-by-key';
+import { SetsByKey } from './sets-by-key';
 
 export type { CallSite, CallSource } from './call-sites';
+
+/** Empty, shared by the files that have no duplicates or attribute types: never written. */
+const NO_MAP: ReadonlyMap<string, never> = new Map<string, never>();
 
 export interface Ent {
   id: string;
@@ -52,14 +55,14 @@ export interface FileSymbols {
   /** Kept apart from byQname: `copy.py` defines both module `copy` and function `copy`. */
   moduleEnt: Ent | undefined;
   /** Qualified names defined more than once (`if X: def f() … else: def f()`): every definition. */
-  dupes: Map<string, Ent[]>;
+  dupes: ReadonlyMap<string, Ent[]>;
   bindings: Binding[];
   /** The bindings by local name, in file order (lookups ask by name, for every reference). */
   byLocal: Map<string, Binding[]>;
   /** Star imports (`from m import *`), in file order. */
   stars: Binding[];
   /** class id → attribute → type expression */
-  attrTypes: Map<string, Map<string, string>>;
+  attrTypes: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 export interface FileInput {
@@ -81,7 +84,7 @@ export class SymbolModel {
   readonly files = new Map<string, FileSymbols>();
   readonly byId = new Map<string, Ent>();
   /** Module name (the path from the root) → files: what relative imports and submodules find. */
-  private readonly modules = new Map<string, Set<string>>();
+  private readonly modules = new SetsByKey<string, string>();
   /**
    * Import name → the files under it, built when first asked after a layout file (`__init__.py`)
    * came or went; files set since then are named on the next ask (`unnamed`).
@@ -92,13 +95,13 @@ export class SymbolModel {
   private readonly unnamed = new Set<string>();
   private layout: WorkspaceLayout = this.newLayout();
   /** Top-level function/class name → entities, across the workspace. */
-  private readonly topByName = new Map<string, Set<Ent>>();
+  private readonly topByName = new SetsByKey<string, Ent>();
   /** Argument types at call sites, by file and by callee name. */
   private readonly callSites = new CallSites((id) => this.byId.get(id)?.id ?? id);
   /** Last segment of a base expression → the classes that list it among their bases. */
-  private readonly classesByBase = new Map<string, Set<Ent>>();
+  private readonly classesByBase = new SetsByKey<string, Ent>();
   /** Directory → its files. */
-  private readonly dirs = new Map<string, Set<string>>();
+  private readonly dirs = new SetsByKey<string, string>();
   /** Bumped on every change: caches keyed on it (MROs) drop themselves. */
   generation = 0;
 
@@ -120,8 +123,8 @@ export class SymbolModel {
         if (!(prev && e.kind === 'attr' && (prev.kind === 'method' || prev.kind === 'function'))) byQname.set(e.qname, e);
       }
       this.byId.set(e.id, e);
-      if (TOP_KINDS.has(e.kind) && e.qname === e.name) addTo(this.topByName, e.name, e);
-      if (e.kind === 'class') for (const b of e.bases ?? []) addTo(this.classesByBase, lastSegment(b), e);
+      if (TOP_KINDS.has(e.kind) && e.qname === e.name) this.topByName.add(e.name, e);
+      if (e.kind === 'class') for (const b of e.bases ?? []) this.classesByBase.add(lastSegment(b), e);
     }
     foldOverloads(byQname, dupes);
     const attrTypes = new Map<string, Map<string, string>>();
@@ -146,13 +149,14 @@ export class SymbolModel {
     }
     const stars = bindings.filter((b) => b.member === '*');
     this.callSites.set(input.file, input.calls, input.callNames);
-    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes, bindings, byLocal, stars, attrTypes });
-    if (input.module) addTo(this.modules, input.module, input.file);
+    // Most files have neither: one shared empty map, not 2 × 17K on site-packages (~5 MB).
+    this.files.set(input.file, { file: input.file, language: input.language, module: input.module, byQname, moduleEnt, dupes: dupes.size ? dupes : NO_MAP, bindings, byLocal, stars, attrTypes: attrTypes.size ? attrTypes : NO_MAP });
+    if (input.module) this.modules.add(input.module, input.file);
     // A new `__init__.py` renames the files around it, and a new folder may be a source root
     // (`src/`, a namespace package): the index is built anew when next asked.
     if (!existed && (input.language.isLayoutFile?.(input.file) || !this.dirs.has(dirOf(input.file)))) this.imports = null;
     else if (this.imports) this.unnamed.add(input.file);
-    addTo(this.dirs, dirOf(input.file), input.file);
+    this.dirs.add(dirOf(input.file), input.file);
     this.generation++;
   }
 
@@ -174,13 +178,13 @@ export class SymbolModel {
     // Earlier definitions of a duplicated name are only in `dupes`: they go too.
     for (const e of [...fs.byQname.values(), ...[...fs.dupes.values()].flat()]) {
       this.byId.delete(e.id);
-      if (TOP_KINDS.has(e.kind) && e.qname === e.name) removeFrom(this.topByName, e.name, e);
-      if (e.kind === 'class') for (const b of e.bases ?? []) removeFrom(this.classesByBase, lastSegment(b), e);
+      if (TOP_KINDS.has(e.kind) && e.qname === e.name) this.topByName.remove(e.name, e);
+      if (e.kind === 'class') for (const b of e.bases ?? []) this.classesByBase.remove(lastSegment(b), e);
     }
-    if (fs.module) removeFrom(this.modules, fs.module, file);
+    if (fs.module) this.modules.remove(fs.module, file);
     if (!replacing && fs.language.isLayoutFile?.(file)) this.imports = null;
     else this.unname(file);
-    removeFrom(this.dirs, dirOf(file), file);
+    this.dirs.remove(dirOf(file), file);
     this.callSites.remove(file);
     this.files.delete(file);
     this.generation++;
@@ -203,17 +207,14 @@ export class SymbolModel {
    * most member lookups in a module, and most names have no file or one).
    */
   firstModuleFile(module: string): string | undefined {
-    const files = this.modules.get(module);
-    if (!files) return undefined;
     let first: string | undefined;
-    for (const f of files) if (first === undefined || f < first) first = f;
+    for (const f of this.modules.get(module)) if (first === undefined || f < first) first = f;
     return first;
   }
 
   /** Files by module name, in path order. */
   private filesOfModule(module: string): string[] {
-    const files = this.modules.get(module);
-    return files ? [...files].sort() : [];
+    return [...this.modules.get(module)].sort();
   }
 
   /**
@@ -319,7 +320,7 @@ export class SymbolModel {
    * change (~6 ms on the stdlib, per edit that asks).
    */
   classesBasedOn(name: string): Iterable<Ent> {
-    return this.classesByBase.get(name) ?? [];
+    return this.classesByBase.get(name);
   }
 
   /** Call sites (with argument types) whose callee's last segment is `name` (call-sites.ts). */
@@ -338,11 +339,11 @@ export class SymbolModel {
   }
 
   topLevelNamed(name: string): Ent[] {
-    return [...(this.topByName.get(name) ?? [])];
+    return [...this.topByName.get(name)];
   }
 
   filesInDir(dir: string): string[] {
-    return [...(this.dirs.get(dir) ?? [])];
+    return [...this.dirs.get(dir)];
   }
 }
 
