@@ -25,6 +25,18 @@ describe('fitting the reranker', () => {
     expect(mrr(w)).toBeGreaterThan(mrr([1, 0]) + 0.3);
   });
 
+  it('weighs each set by what it is told to count: a set counted 0 changes nothing', () => {
+    const a = questions(80, 7, 'a');
+    // Set b's answers are marked by the noise feature: counted, it pulls weight onto feature 0.
+    const b = questions(80, 8, 'b').map((s) => ({ ...s, x: s.x.map(([n, m]) => [m, n]) }));
+    const alone = fit(a, { iterations: 200, l2: 1e-3 });
+    expect(fit([...a, ...b], { iterations: 200, l2: 1e-3, setWeights: { b: 0 } })).toEqual(alone);
+    const half = fit([...a, ...b], { iterations: 200, l2: 1e-3, setWeights: { b: 0.5 } });
+    const full = fit([...a, ...b], { iterations: 200, l2: 1e-3 });
+    expect(half[0]).toBeGreaterThan(alone[0]);
+    expect(full[0]).toBeGreaterThan(half[0]);
+  });
+
   it('is deterministic: the same questions give the same weights', () => {
     const a = fit(questions(60, 5, 'a'), { iterations: 100, l2: 1e-3 });
     const b = fit(questions(60, 5, 'a'), { iterations: 100, l2: 1e-3 });

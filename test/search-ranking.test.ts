@@ -194,6 +194,20 @@ describe('ranking features', () => {
     expect(value('lexicalParent', 6)).toBe(1);
     expect(value('lexicalParent', 5)).toBe(0);
   });
+
+  it('equal evidence is one rank: two functions raising the quoted message score alike in the signals stream', async () => {
+    const { FEATURES, featuresOf, rankingContext } = await import('../server/src/engine/search/features');
+    const signals = [
+      { eid: 1, score: 3.5 },
+      { eid: 2, score: 3.5 },
+      { eid: 3, score: 1 },
+      { eid: 4, score: 1 },
+    ];
+    const ctx = rankingContext('server answered with status', { signals }, 1);
+    const row = (eid: number) => ({ eid, id: `func:a.py:f${eid}`, kind: 'function', name: `f${eid}`, qname: `f${eid}`, path: 'a.py', parent: null, sr: 0, sc: 0, er: 1, ec: 0, signature: '' }) as never;
+    const rank = (eid: number) => featuresOf({ row: row(eid), fusedScore: 1, body: '', callers: 0 }, ctx)[FEATURES.indexOf('signalsRank')];
+    expect([1, 2, 3, 4].map(rank)).toEqual([1, 1, 1 / 3, 1 / 3]);
+  });
 });
 
 describe('report ranking', () => {

@@ -5,8 +5,9 @@
 // first sentences of a seeded sample of its documented functions (40 each), one right answer
 // each. Baseline: plain BM25 over the source of every function, method and class.
 //
-// Nothing in search/ was chosen on these libraries. The split is by library: `dev` ones may be
-// looked at when a change is weighed, `test` ones only read when it is done.
+// The split is by library: `dev` ones may be looked at when a change is weighed, and the
+// reranker's fit asks them other questions than these (fit-rerank.ts); `test` ones are only read
+// when a change is done, and nothing in search/ was chosen or fitted on them.
 //
 //   node dist/server/eval/run.js heldout [--per-library 40] [--seed 7] [--only flask,rich] [--verbose]
 import * as fs from 'node:fs';
@@ -116,7 +117,7 @@ export async function runHeldOutEval(opts: HeldOutOptions = {}): Promise<HeldOut
  * every docstring replaced by `pass`, and the seeded sample of questions on its functions.
  * A first sentence two functions share has no one answer and is not asked.
  */
-export function copyWithoutDocstrings(src: string, dest: string, pkg: string, n: number, seed: number): { files: number; picked: DocumentedFunction[]; documented: number } {
+export function copyWithoutDocstrings(src: string, dest: string, pkg: string, n: number, seed: number): { files: number; picked: DocumentedFunction[]; documented: number; usable: DocumentedFunction[] } {
   const docs = listDocstrings(src, SKIP_DIRS);
   const byFile = new Map<string, typeof docs>();
   for (const d of docs) byFile.set(d.path, [...(byFile.get(d.path) ?? []), d]);
@@ -140,7 +141,7 @@ export function copyWithoutDocstrings(src: string, dest: string, pkg: string, n:
   const twice = new Map<string, number>();
   for (const f of fns) twice.set(`${f.path}:${f.qname}`, (twice.get(`${f.path}:${f.qname}`) ?? 0) + 1);
   const usable = fns.filter((f) => usableQuestion(f) && keys.get(sentenceKey(f.query)) === 1 && twice.get(`${f.path}:${f.qname}`) === 1);
-  return { files, picked: sample(usable, n, seed), documented: usable.length };
+  return { files, picked: sample(usable, n, seed), documented: usable.length, usable };
 }
 
 function meanOf(ms: Metrics[]): Metrics {

@@ -78,7 +78,7 @@ export function rankingContext(
   parentOf: (eid: number) => string | null | undefined = () => null,
 ): RankingContext {
   const ranks: Record<string, Map<number, number>> = {};
-  for (const [name, hits] of Object.entries(perStream)) ranks[name] = new Map(hits.slice(0, RANK_DEPTH).map((h, i) => [h.eid, i + 1]));
+  for (const [name, hits] of Object.entries(perStream)) ranks[name] = tiedRanks(hits.slice(0, RANK_DEPTH));
   const listed = (perStream.static ?? []).slice(0, RANK_DEPTH);
   const cosine = new Map(listed.map((h) => [h.eid, h.score]));
   const lexical = (perStream.lexical ?? []).slice(0, RANK_DEPTH);
@@ -95,6 +95,17 @@ export function rankingContext(
     lexicalFiles: new Map(gathered(lexical, pathOf).map((f, _, all) => [f.file, f.score / all[0].score])),
     lexicalParents: new Map(gathered(lexical, parentOf).map((f, i) => [f.file, i + 1])),
   };
+}
+
+/**
+ * 1-based ranks where equal scores share the best of their places (1, 2, 2, 4): equal evidence
+ * is one feature value, not an order the stream broke its tie by (two functions raising the
+ * message a report quotes score the same in the signals stream; the second was worth half).
+ */
+function tiedRanks(hits: readonly StreamHit[]): Map<number, number> {
+  const out = new Map<number, number>();
+  hits.forEach((h, i) => out.set(h.eid, i > 0 && h.score === hits[i - 1].score ? out.get(hits[i - 1].eid)! : i + 1));
+  return out;
 }
 
 /** The lexical hits gathered by a key of theirs (files.ts `lexicalView`), best first; hits without one are left out. */
