@@ -32,7 +32,8 @@ export class GrowthCollector {
   constructor(
     private readonly minGrowthBytes: number,
     readonly gc: (() => void) | null = exposedGc(),
-    private readonly growthShare = 0.25,
+    /** Of what was live, how much growth warrants a collection (a phase may ask for less). */
+    public growthShare = 0.25,
   ) {}
 
   /** True when the heap has grown enough since the last collection to warrant one. */
