@@ -12,8 +12,9 @@
 //              of the 40 it asks of each. Neither the static table nor the stdlib saw these
 //              libraries: they teach how far the vectors and the stdlib's shapes carry to code
 //              they never met. Its test libraries stay unread.
-// Each set counts the same, whatever its size (see fit()), but the libraries, which count half. The test halves of all three
-// sets and the docstring eval's dev half are only read, before and after, to report.
+// Each set counts the same, whatever its size (see fit()), but the libraries, which count half.
+// The test halves of all three sets and the docstring eval's dev half are only read, before and
+// after, to report.
 // Deterministic but for the third decimal of a few weights (the candidates' features are not
 // bit-for-bit the same from run to run; search/README.md): same corpus and options → the same fit.
 //
