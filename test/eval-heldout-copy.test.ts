@@ -66,3 +66,16 @@ describe('held-out library copy', () => {
     expect(picked.find((p) => p.qname === 'Circle.area')?.query).toBe('Compute the area of the circle from its radius.');
   });
 });
+
+describe('held-out report', () => {
+  it('names each library where the fused ranking is below its best single stream', async () => {
+    const { formatHeldOut } = await import('../server/eval/heldout');
+    const m = (mrr10: number) => ({ queries: 40, mrr10, recall1: 0, recall5: 0, recall10: 0, file1: 0, file5: 0, hub5: 0 });
+    const lib = (name: string, lexical: number, stat: number, nsccn: number) => ({ name, split: 'test' as const, files: 1, entities: 1, documented: 40, metrics: { 'bm25-functions': m(0.2), lexical: m(lexical), static: m(stat), nsccn: m(nsccn) } });
+    const mean = { all: {}, dev: {}, test: {} };
+    const below = formatHeldOut({ sitePackages: '', seed: 7, missing: [], mean, libraries: [lib('a', 0.3, 0.5, 0.55), lib('b', 0.37, 0.24, 0.31)] });
+    expect(below.split('\n').at(-1)).toBe('nsccn below its best single stream on: b (0.310 against lexical 0.370)');
+    const none = formatHeldOut({ sitePackages: '', seed: 7, missing: [], mean, libraries: [lib('a', 0.3, 0.5, 0.5)] });
+    expect(none.split('\n').at(-1)).toBe('nsccn at or above its best single stream on every library');
+  });
+});

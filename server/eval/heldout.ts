@@ -164,6 +164,13 @@ export function formatHeldOut(r: HeldOutResult): string {
   const row = (label: string, m: Record<string, Metrics>) => `${label.padEnd(22)} ${SYSTEMS.map((s) => `${f(m[s]?.mrr10)} / ${f(m[s]?.recall10)}`.padEnd(16)).join(' ')}`;
   for (const l of r.libraries) rows.push(row(`${l.name} (${l.split}, ${l.metrics.nsccn?.queries ?? 0})`, l.metrics));
   for (const s of ['dev', 'test', 'all'] as const) rows.push(row(`mean ${s}`, r.mean[s]));
+  // Issue 18's rule: the fused ranking is never worse than its best single stream.
+  const below = r.libraries.flatMap((l) => {
+    const best = SYSTEMS.filter((s) => s !== 'nsccn').reduce((a, s) => ((l.metrics[s]?.mrr10 ?? 0) > (l.metrics[a]?.mrr10 ?? 0) ? s : a));
+    const nsccn = l.metrics.nsccn?.mrr10 ?? 0;
+    return nsccn < (l.metrics[best]?.mrr10 ?? 0) ? [`${l.name} (${f(nsccn)} against ${best} ${f(l.metrics[best]?.mrr10)})`] : [];
+  });
+  rows.push(below.length ? `nsccn below its best single stream on: ${below.join(', ')}` : 'nsccn at or above its best single stream on every library');
   return rows.join('\n');
 }
 
