@@ -21,16 +21,15 @@
 //   npm run eval -- fit-rerank [--write] [--train 1200] [--seed 11] [--per-library 300] [--libraries-weight 0.5]
 //                              [--reuse DIR] [--reuse-train DIR] [--keep] [--dump FILE]
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../src/engine/engine';
 import { FEATURES, type Feature } from '../src/engine/search/features';
 import { RERANK_WEIGHTS } from '../src/engine/search/rerank-weights';
-import { sitePackagesPath, stdlibPath } from './python-paths';
+import { stdlibPath } from './python-paths';
 import { answerEids, evalQuestions, makeEvalCopy } from './retrieval';
 import type { EvalQuery } from './retrieval/query-sets';
 import { sample } from './stdlib-sample';
-import { copyWithoutDocstrings, HELD_OUT_LIBRARIES } from './heldout';
+import { HELD_OUT_LIBRARIES, HELD_OUT_QUESTIONS, HELD_OUT_SEED, withLibraryCopy } from './heldout';
 
 export interface FitOptions {
   stdlib?: string;
@@ -94,21 +93,13 @@ async function libraryQuestions(perLibrary: number, seed: number, log: (m: strin
   if (perLibrary <= 0) return [];
   const out: Sample[] = [];
   for (const lib of HELD_OUT_LIBRARIES.filter((l) => l.split === 'dev')) {
-    const src = path.join(sitePackagesPath(), lib.dir);
-    if (!fs.existsSync(src)) {
-      log(`fit-rerank: ${lib.name} is not at ${src}; left out`);
-      continue;
-    }
-    const copy = fs.mkdtempSync(path.join(os.tmpdir(), `nsccn-fit-${lib.name}-`));
-    try {
-      const pkg = path.basename(lib.dir);
-      const { picked, usable } = copyWithoutDocstrings(src, path.join(copy, pkg), pkg, HELD_OUT_QUESTIONS, HELD_OUT_SEED);
-      const asked = new Set(picked.map((f) => `${f.path}:${f.qname}`));
-      const rest = sample(usable.filter((f) => !asked.has(`${f.path}:${f.qname}`)), perLibrary, seed);
-      out.push(...(await collect(copy, rest.map((f) => ({ query: f.query, answers: [`${f.path}:${f.qname}`], split: 'train' as const, set: 'libraries' })), log)));
-    } finally {
-      fs.rmSync(copy, { recursive: true, force: true });
-    }
+    const samples = await withLibraryCopy(lib, HELD_OUT_QUESTIONS, HELD_OUT_SEED, async (copy, { picked, usable }) => {
+      const inEval = new Set(picked.map((f) => `${f.path}:${f.qname}`));
+      const rest = sample(usable.filter((f) => !inEval.has(`${f.path}:${f.qname}`)), perLibrary, seed);
+      return collect(copy, rest.map((f) => ({ query: f.query, answers: [`${f.path}:${f.qname}`], split: 'train' as const, set: 'libraries' })), log);
+    });
+    if (samples) out.push(...samples);
+    else log(`fit-rerank: ${lib.name} is not in site-packages; left out`);
   }
   return out;
 }
@@ -118,10 +109,6 @@ async function libraryQuestions(perLibrary: number, seed: number, log: (m: strin
  * dev half (search/README.md, "Libraries in the fit", has the grid).
  */
 const LIBRARIES_WEIGHT = 0.5;
-
-/** What the held-out eval asks of each library (heldout.ts defaults): never trained on. */
-const HELD_OUT_QUESTIONS = 40;
-const HELD_OUT_SEED = 7;
 
 function scores(w: Weights, s: Sample): number[] {
   return s.x.map((x) => x.reduce((acc, v, i) => acc + v * w[i], 0));

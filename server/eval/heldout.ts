@@ -39,6 +39,9 @@ export const HELD_OUT_LIBRARIES: HeldOutLibrary[] = [
 ];
 
 const SKIP_DIRS = ['test', 'tests', 'testing', '__pycache__'];
+/** Questions a library and the sample's seed, unless told otherwise: what the reranker's fit never asks. */
+export const HELD_OUT_QUESTIONS = 40;
+export const HELD_OUT_SEED = 7;
 const SYSTEMS = ['bm25-functions', 'lexical', 'static', 'nsccn'];
 
 export interface HeldOutResult {
@@ -62,21 +65,13 @@ export interface HeldOutOptions {
 
 export async function runHeldOutEval(opts: HeldOutOptions = {}): Promise<HeldOutResult> {
   const log = opts.log ?? ((m: string) => console.error(m));
-  const seed = opts.seed ?? 7;
-  const n = opts.perLibrary ?? 40;
+  const seed = opts.seed ?? HELD_OUT_SEED;
+  const n = opts.perLibrary ?? HELD_OUT_QUESTIONS;
   const sp = sitePackagesPath();
   const result: HeldOutResult = { sitePackages: sp, seed, libraries: [], mean: { all: {}, dev: {}, test: {} }, missing: [] };
   for (const lib of HELD_OUT_LIBRARIES.filter((l) => !opts.only || opts.only.includes(l.name))) {
-    const src = path.join(sp, lib.dir);
-    if (!fs.existsSync(src)) {
-      log(`heldout: ${lib.name} is not at ${src}; left out`);
-      result.missing.push(lib.name);
-      continue;
-    }
     const t0 = performance.now();
-    const copy = fs.mkdtempSync(path.join(os.tmpdir(), `nsccn-heldout-${lib.name}-`));
-    try {
-      const { files, picked, documented } = copyWithoutDocstrings(src, path.join(copy, path.basename(lib.dir)), path.basename(lib.dir), n, seed);
+    const done = await withLibraryCopy(lib, n, seed, async (copy, { files, picked, documented }) => {
       const engine = await Engine.open({ root: copy, dbPath: path.join(copy, '.nsccn', 'index.db'), embeddings: { model: 'none' }, log: () => {} });
       try {
         await engine.indexWorkspace();
@@ -96,8 +91,10 @@ export async function runHeldOutEval(opts: HeldOutOptions = {}): Promise<HeldOut
       } finally {
         await engine.close();
       }
-    } finally {
-      fs.rmSync(copy, { recursive: true, force: true });
+    });
+    if (done === null) {
+      log(`heldout: ${lib.name} is not at ${path.join(sp, lib.dir)}; left out`);
+      result.missing.push(lib.name);
     }
   }
   for (const split of ['all', 'dev', 'test'] as const) {
@@ -110,6 +107,22 @@ export async function runHeldOutEval(opts: HeldOutOptions = {}): Promise<HeldOut
     fs.writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
   }
   return result;
+}
+
+/**
+ * `use` on a temporary copy of `lib` made the eval's way (`copyWithoutDocstrings`, `n` questions
+ * sampled with `seed`), removed afterwards; null when site-packages does not hold the library.
+ */
+export async function withLibraryCopy<T>(lib: HeldOutLibrary, n: number, seed: number, use: (copy: string, questions: ReturnType<typeof copyWithoutDocstrings>) => Promise<T>): Promise<T | null> {
+  const src = path.join(sitePackagesPath(), lib.dir);
+  if (!fs.existsSync(src)) return null;
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), `nsccn-heldout-${lib.name}-`));
+  try {
+    const pkg = path.basename(lib.dir);
+    return await use(copy, copyWithoutDocstrings(src, path.join(copy, pkg), pkg, n, seed));
+  } finally {
+    fs.rmSync(copy, { recursive: true, force: true });
+  }
 }
 
 /**
