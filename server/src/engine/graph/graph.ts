@@ -292,7 +292,7 @@ export class Graph {
       if (i + CHUNK < total) await new Promise((r) => setImmediate(r));
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());
-    this.resolver.dropCaches();
+    this.resolver.state.drop();
     return { resolved: total };
   }
 
@@ -314,7 +314,7 @@ export class Graph {
     }
     if (span > total) between?.(total, total);
     this.store.transaction(() => this.store.pruneVirtualEntities());
-    this.resolver.dropCaches();
+    this.resolver.state.drop();
     return { resolved: total };
   }
 

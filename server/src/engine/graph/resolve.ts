@@ -4,7 +4,8 @@ import { entityId, type Relation } from '../../../../protocol';
 import type { ConfigKind, ReceiverKind } from '../languages/types';
 import { TYPE_KINDS, type CallSite, type Ent, type FileSymbols } from './model';
 import { lastSegment } from '../dotted';
-import { MAX_CANDIDATES, NameLookup, type Found } from './lookup';
+import { NameLookup } from './lookup';
+import { MAX_CANDIDATES, type Found } from './lookup-state';
 
 /** A reference as resolution reads it: a `RawRef` flattened, with the file it is in. */
 export interface RefInput {
@@ -34,18 +35,18 @@ const NONE: Resolution = { targets: [], ambiguous: false, caught: false };
 
 export class Resolver extends NameLookup {
   resolve(ref: RefInput): Resolution {
-    this.syncCaches();
+    this.state.sync();
     const fs = this.model.files.get(ref.file);
     const from = this.model.byId.get(ref.source);
     if (!fs || !from) return NONE;
-    this.inferred = false;
+    this.state.inferred = false;
     switch (ref.relation) {
       case 'CALLS':
         return this.calls(fs, from, ref);
       case 'INHERITS':
         return this.result(this.path(fs, from, ref.target, true), (e) => TYPE_KINDS.has(e.kind));
       case 'IMPORTS':
-        return this.result(this.importTarget(fs, ref.target), () => true);
+        return this.result(this.members.importTarget(fs, ref.target), () => true);
       case 'MUTATES':
         return this.mutates(fs, from, ref);
       case 'READS_CONFIG':
@@ -59,12 +60,12 @@ export class Resolver extends NameLookup {
 
   /** The functions a call site binds its arguments to (for a class, its constructor). */
   callees(site: CallSite): Ent[] {
-    this.syncCaches();
+    this.state.sync();
     const fs = this.model.files.get(site.file);
     const from = this.model.byId.get(site.from);
     if (!fs || !from) return [];
-    this.inferred = false;
-    return this.callSite(fs, from, site).ents.map((e) => this.boundBy(e));
+    this.state.inferred = false;
+    return this.callers.callSite(fs, from, site).ents.map((e) => this.boundBy(e));
   }
 
   // --- relations ----------------------------------------------------------------------------
@@ -81,7 +82,7 @@ export class Resolver extends NameLookup {
       return getters.length ? { targets: [getters[0].id], ambiguous: false, caught: false } : NONE;
     }
     const ents = found.ents.map((e) => this.boundBy(e));
-    return this.result({ ents, ambiguous: found.ambiguous || this.inferred }, (e) => e.kind !== 'module');
+    return this.result({ ents, ambiguous: found.ambiguous || this.state.inferred }, (e) => e.kind !== 'module');
   }
 
   protected mutates(fs: FileSymbols, from: Ent, ref: RefInput): Resolution {
@@ -155,7 +156,7 @@ export class Resolver extends NameLookup {
 
   /** Does `except <handler>` catch the exception `exc` (an entity, or a name when external)? */
   catches(fs: FileSymbols, from: Ent, handler: string, exc: Ent | undefined, excName: string): boolean {
-    this.syncCaches();
+    this.state.sync();
     if (handler === '*') return true;
     const lang = fs.language;
     const names = new Set<string>();
