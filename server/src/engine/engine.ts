@@ -265,16 +265,16 @@ export class Engine {
 
   // --- keeping the index current -------------------------------------------------------------
 
-  /**
-   * Brings the index up to date with the disk (only added, changed and deleted files are read).
-   * When another process is indexing the same index, `wait` (the default) waits for it to
-   * finish first; `skip` answers at once from the index as it is (the summary's notes say so).
-   */
   /** Where the last index run's time went, phase by phase (null before a run has finished). */
   get lastIndexProfile(): IndexProfile | null {
     return this.lastProfile;
   }
 
+  /**
+   * Brings the index up to date with the disk (only added, changed and deleted files are read).
+   * When another process is indexing the same index, `wait` (the default) waits for it to
+   * finish first; `skip` answers at once from the index as it is (the summary's notes say so).
+   */
   indexWorkspace(onProgress?: (p: IndexProgress) => void, options: { ifBusy?: 'wait' | 'skip' } = {}): Promise<IndexSummary> {
     this.assertOpen();
     if (this.readOnlyBecause) {
