@@ -583,7 +583,6 @@ export class Store {
     return [...out];
   }
 
-  /** References whose receiver has a known type expression: row id and the type as written. */
   /**
    * References with a typed receiver whose type text contains one of `names` (as a substring:
    * callers match whole words). Every edit that moves a name asks, so the scan stays in SQLite.
