@@ -3,6 +3,9 @@
 //              copy of the source; each docstring's first sentence is the query, the function
 //              the one right answer;
 //   web        short how-to questions written by hand (data/web-questions.tsv);
+//   web-unseen more of them, written after the reranker was fitted and never trained on
+//              (data/web-questions-unseen.tsv); a question whose every answer is in the docstring
+//              sample (its docstring removed from the copy) is left out;
 //   bugs       bug-report-style texts, some with tracebacks (data/bug-reports.txt).
 //   issues     tracker-style reports whose tracebacks rarely reach the fault and which mostly never
 //              name it (data/issue-reports.txt). The reranker is not fitted on it (fit-rerank
@@ -48,7 +51,7 @@ export interface RetrievalEvalOptions {
   log?: (m: string) => void;
 }
 
-export type SetName = 'docstring' | 'web' | 'bugs' | 'issues';
+export type SetName = 'docstring' | 'web' | 'web-unseen' | 'bugs' | 'issues';
 export type SplitMetrics = Record<'all' | 'dev' | 'test', Record<string, Metrics>>;
 
 export interface RetrievalEvalResult {
@@ -73,10 +76,13 @@ export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise
   const t0 = performance.now();
   const { web, bugs, all, picked } = evalQuestions(stdlib, opts.sample ?? 600, seed);
   const issues = loadBugReports(path.join(dataDir(), 'issue-reports.txt'));
+  const stripped = new Set(picked.map((f) => `${f.path}:${f.qname}`));
+  const unseen = loadWebQuestions(path.join(dataDir(), 'web-questions-unseen.tsv'));
+  const webUnseen = unseen.filter((q) => q.answers.some((a) => !stripped.has(a)));
   const docstring: EvalQuery[] = picked.map((f, i) => ({ query: f.query, answers: [`${f.path}:${f.qname}`], split: i % 2 ? 'test' : 'dev' }));
   const copy = opts.reuse ?? makeEvalCopy(stdlib, picked);
   const tPrepared = performance.now();
-  log(`eval: ${picked.length} docstring questions from ${all.length} documented functions, ${web.length} web questions, ${bugs.length} bug reports, ${issues.length} issue reports; copy at ${copy}`);
+  log(`eval: ${picked.length} docstring questions from ${all.length} documented functions, ${web.length} web questions, ${webUnseen.length} unseen web questions (${unseen.length - webUnseen.length} left out: their answers are docstring questions), ${bugs.length} bug reports, ${issues.length} issue reports; copy at ${copy}`);
 
   const embeddings = opts.embeddings ?? { model: 'none' };
   const engine = await Engine.open({ root: copy, dbPath: path.join(copy, '.nsccn', 'index.db'), embeddings, log: (m) => log(`  ${m}`) });
@@ -89,7 +95,7 @@ export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise
     log(`eval: indexed ${status.entities} entities; streams ${status.streams.join(', ')}`);
     const baselines = buildBaselines(engine, copy);
 
-    const sets: Record<SetName, EvalQuery[]> = { docstring, web, bugs, issues };
+    const sets: Record<SetName, EvalQuery[]> = { docstring, web, 'web-unseen': webUnseen, bugs, issues };
     const out = {} as Record<SetName, SplitMetrics>;
     const notIndexed = {} as Record<SetName, number>;
     for (const [name, queries] of Object.entries(sets) as Array<[SetName, EvalQuery[]]>) {
