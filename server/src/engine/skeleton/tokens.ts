@@ -22,17 +22,25 @@
 // o200k_base; per file, the p10–p90 range of that ratio is 0.96–1.05 (cl100k) and
 // 0.93–1.04 (o200k). Prose (docstrings) and code are both within that band.
 
-// cl100k_base's pre-tokenizer, with the case-insensitive contraction group spelled out (JS
-// regexes have no inline `(?i:)` on Node 20).
-const PIECE =
-  /'(?:[sdmtSDMT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
-// Sub-words of a letter run: an upper-case run not followed by lower case (`HTTP`), a
-// capitalised or lower-case word (`Token`, `validate`), or any other letters.
-const SUBWORD = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{L}+/gu;
-const LETTER = /\p{L}/u;
-const DIGIT = /\p{N}/u;
+/**
+ * The patterns, built on first use: classes of Unicode properties take ~1 ms to build, paid at
+ * the start of every command that loads this module, most of which count nothing.
+ */
+let patterns: { piece: RegExp; subword: RegExp; letter: RegExp; digit: RegExp; leadingNonLetter: RegExp } | null = null;
+function rx(): NonNullable<typeof patterns> {
+  return (patterns ??= {
+    // cl100k_base's pre-tokenizer, with the case-insensitive contraction group spelled out (JS
+    // regexes have no inline `(?i:)` on Node 20).
+    piece: /'(?:[sdmtSDMT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu,
+    // Sub-words of a letter run: an upper-case run not followed by lower case (`HTTP`), a
+    // capitalised or lower-case word (`Token`, `validate`), or any other letters.
+    subword: /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{L}+/gu,
+    letter: /\p{L}/u,
+    digit: /\p{N}/u,
+    leadingNonLetter: /^[^\p{L}]/u,
+  });
+}
 const NON_ASCII = /[^\x00-\x7f]/;
-const LEADING_NON_LETTER = /^[^\p{L}]/u;
 
 function subwordTokens(word: string): number {
   const n = word.length;
@@ -43,14 +51,15 @@ function subwordTokens(word: string): number {
 }
 
 function pieceTokens(piece: string): number {
-  if (LETTER.test(piece)) {
+  const { letter, digit, leadingNonLetter, subword } = rx();
+  if (letter.test(piece)) {
     let total = 0;
-    const letters = piece.replace(LEADING_NON_LETTER, '');
-    for (const m of letters.matchAll(SUBWORD)) total += subwordTokens(m[0]);
+    const letters = piece.replace(leadingNonLetter, '');
+    for (const m of letters.matchAll(subword)) total += subwordTokens(m[0]);
     return Math.max(total, 1);
   }
   if (piece.trim() === '') return 1;
-  if (DIGIT.test(piece)) return 1;
+  if (digit.test(piece)) return 1;
   const n = piece.trim().length;
   return n <= 3 ? 1 : Math.ceil(n / 2);
 }
@@ -58,6 +67,6 @@ function pieceTokens(piece: string): number {
 /** Estimated number of LLM (BPE) tokens in `text`; 0 for the empty string. */
 export function countTokens(text: string): number {
   let total = 0;
-  for (const m of text.matchAll(PIECE)) total += pieceTokens(m[0]);
+  for (const m of text.matchAll(rx().piece)) total += pieceTokens(m[0]);
   return total;
 }
