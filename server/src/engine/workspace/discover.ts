@@ -87,7 +87,8 @@ export class IgnoreRules {
     const file = path.join(this.root, dir, '.gitignore');
     try {
       // Like git, a .gitignore that is a symbolic link is not followed (it could point outside the root).
-      if (fs.lstatSync(file).isFile()) rules = GitignoreFile.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+      // (No throw for a missing one: most folders have none, and an exception each costs.)
+      if (fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()) rules = GitignoreFile.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
     } catch {
       /* no .gitignore here */
     }
