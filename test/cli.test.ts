@@ -1,6 +1,7 @@
 // The `nsccn` command as a script uses it: JSON shapes from protocol/, exit codes 0/1/2 and one
 // clear line on stderr. Runs the compiled CLI (`npm test` builds first).
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { IndexSummary, SearchResponse, Skeleton, StatsResponse, TraceResult, Window } from '../protocol';
@@ -90,5 +91,27 @@ describe('nsccn', () => {
     expect(nsccn('trace', 'x', '--depth', '99').code).toBe(2);
     expect(nsccn('frobnicate').code).toBe(2);
     expect(nsccn('search').code).toBe(2);
+  });
+
+  test('a long answer arrives whole through a pipe, and a reader that stops early (| head) ends it quietly', () => {
+    // Past a pipe's 64 KB buffer: the writer waits for the reader, or finds it gone.
+    const big = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-pipe-'));
+    try {
+      const defs = Array.from({ length: 1500 }, (_, i) => `def handler_${i}(request, retries=3):\n    \"\"\"Handles request ${i}.\"\"\"\n    return request\n`);
+      fs.writeFileSync(path.join(big, 'handlers.py'), defs.join('\n'));
+      expect(runCli(big, 'index').code).toBe(0);
+      const whole = runCli(big, 'skeleton', 'handlers.py', '--json').stdout;
+      expect(whole.length).toBeGreaterThan(128 * 1024);
+      const sh = (cmd: string) => spawnSync('bash', ['-c', `set -o pipefail; ${cmd}`], { encoding: 'utf8', env: CLI_ENV });
+      const run = `"${process.execPath}" "${CLI}" skeleton handlers.py --json --root "${big}"`;
+      const counted = sh(`${run} | (sleep 0.5; wc -c)`);
+      expect(counted.status).toBe(0);
+      expect(Number(counted.stdout.trim())).toBe(Buffer.byteLength(whole));
+      const cut = sh(`${run} | head -c 10 > /dev/null`);
+      expect(cut.status).toBe(0);
+      expect(cut.stderr).toBe('');
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
+    }
   });
 });
