@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Timing } from './timing';
-import { writeOut } from './stdout';
+import { writeWhole } from './write';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CHANGES_DEFAULT_DEPTH, SEARCH_MAX_LIMIT, WINDOW_MAX_CONTEXT, DEFAULT_DOCS_LEVEL, DOCS_LEVELS, MAX_TOKENS_MAX, MAX_TOKENS_MIN, TRACE_DEFAULT_DEPTH, TRACE_DEFAULT_PATHS, TRACE_DIRECTIONS, TRACE_MAX_DEPTH, TRACE_MAX_PATHS, type DocsLevel, type TraceDirection } from '../../../protocol';
 import { findWorkspaceRoot } from '../engine';
@@ -37,7 +37,7 @@ function queryFromStdin(): string {
 }
 
 function print(json: boolean, value: unknown, text: () => string): void {
-  writeOut(json ? JSON.stringify(value, null, 2) + '\n' : text() + '\n');
+  writeWhole(1, json ? JSON.stringify(value, null, 2) + '\n' : text() + '\n');
 }
 
 /**

@@ -3,7 +3,7 @@
 // each step after, plus the engine's own start-up steps. `npm run bench -- cli` reads it.
 // main.ts reads the clock on its first line, before the program's modules load, and passes it in.
 
-import * as fs from 'node:fs';
+import { writeWhole } from './write';
 
 export const TIMING_ENV = 'NSCCN_TIMING';
 
@@ -46,11 +46,8 @@ export class Timing {
     return { command: this.command, steps: { ...this.steps }, engine: { ...this.engine }, totalMs: round(performance.now()), codeCache: this.codeCache };
   }
 
-  /**
-   * Prints the report on stderr when NSCCN_TIMING asks for it: with write(2), as the answer is
-   * written (stdout.ts); building `process.stderr` would cost the ~3 ms the report is after.
-   */
+  /** Prints the report on stderr when NSCCN_TIMING asks for it (write.ts: as the answer is written). */
   printIfAsked(env: NodeJS.ProcessEnv = process.env): void {
-    if (env[TIMING_ENV] && env[TIMING_ENV] !== '0') fs.writeSync(2, `nsccn-timing: ${JSON.stringify(this.report())}\n`);
+    if (env[TIMING_ENV] && env[TIMING_ENV] !== '0') writeWhole(2, `nsccn-timing: ${JSON.stringify(this.report())}\n`);
   }
 }
