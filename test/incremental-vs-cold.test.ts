@@ -510,6 +510,14 @@ describe('incremental equals cold', () => {
     const oneByOne = names.flatMap((n) => e.store.typedRefsMentioning([n]));
     expect(byWord(e.store.typedRefsMentioning(names))).toEqual(byWord(oneByOne));
     expect(byWord(oneByOne).length).toBeGreaterThan(20);
+    // A few names are looked for another way than many (store.ts hasWordOf): both, at the edge.
+    const mentioned = names.filter((n) => e.store.typedRefsMentioning([n]).length);
+    for (const k of [2, 16, 17]) {
+      const some = mentioned.slice(0, k);
+      const rids = (rows: Array<{ rid: number }>) => [...new Set(rows.map((r) => r.rid))].sort((a, b) => a - b);
+      expect(rids(e.store.typedRefsMentioning(some)), `${k} names`).toEqual(rids(some.flatMap((n) => e.store.typedRefsMentioning([n]))));
+    }
+    expect(mentioned.length).toBeGreaterThan(17);
     const paths = new Set(e.store.pathsImportingNames(names));
     const each = new Set(names.flatMap((n) => e.store.pathsImportingName(n)));
     expect(each.size).toBeGreaterThan(20);

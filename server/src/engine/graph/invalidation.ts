@@ -161,8 +161,7 @@ export class Invalidation {
       }
       if (w.types.size || typedNames.size) {
         // Receivers typed through a name that moved: `x = make(); x.run()`, a fixture `fixture:db`.
-        const words = /\w+/g;
-        const typed = this.store.typedRefsMentioning([...new Set([...w.types, ...typedNames])]).filter((r) => r.rtype.match(words)?.some((t) => w.types.has(t) || typedNames.has(t)));
+        const typed = this.store.typedRefsMentioning([...new Set([...w.types, ...typedNames])]);
         for (const r of this.store.refsByRid(typed.map((t) => t.rid))) add(r);
       }
     }

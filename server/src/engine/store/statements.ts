@@ -78,11 +78,11 @@ export function prepareStatements(db: Db) {
       WHERE i.member = @n OR i.module = @n OR i.module LIKE '%.' || @n OR i.module LIKE @n || '.%' OR i.module LIKE '%.' || @n || '.%'
         OR i.module LIKE '%/' || @n OR i.module LIKE '%/' || @n || '.%' OR i.module LIKE '%/' || @n || '/index' OR i.module LIKE '%/' || @n || '/index.%'`),
     importedNames: () => p('SELECT f.path, i.member, i.module FROM imports i JOIN files f ON f.fid = i.fid').raw(),
-    typedRefs: () => p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL'),
+    refTypes: () => p('SELECT DISTINCT rtype FROM refs WHERE rtype IS NOT NULL').pluck(),
+    refsOfTypes: () => p('SELECT rid, rtype FROM refs WHERE rtype IN (SELECT value FROM json_each(?))'),
     // A substring pre-filter in SQL (the caller checks whole words): no row reaches JS unless
     // its type mentions one of the names.
     typedRefsMentioningOne: () => p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL AND instr(rtype, ?) > 0'),
-    typedRefsMentioning: () => p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(?) j WHERE instr(rtype, j.value) > 0)'),
     aliasesOfMember: () => p('SELECT DISTINCT local FROM imports WHERE member = ? AND local IS NOT NULL AND local <> member'),
     pathsUnder: () => p(`SELECT path FROM files WHERE substr(path, 1, length(@dir) + 1) = @dir || '/'`),
     deleteEdgesIntoEid: () => p('DELETE FROM edges WHERE dst = ?'),

@@ -1,0 +1,45 @@
+// Which typed references an edit that moves a name looks at again (store.ts typedRefsMentioning):
+// those whose receiver type holds the name as a whole word, whether one name is asked or many.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { Engine } from '../server/src/engine/engine';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+test('a name is found as a word of the receiver type, not inside a longer name', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-typed-'));
+  dirs.push(root);
+  fs.writeFileSync(
+    path.join(root, 'repo.py'),
+    [
+      'class Repo:',
+      '    def save(self): pass',
+      'class RepoView:',
+      '    def save(self): pass',
+      'def make_view():',
+      '    return RepoView()',
+      'def use(view: RepoView, repo: Repo):',
+      '    view.save()',
+      '    repo.save()',
+      '    v = make_view()',
+      '    v.save()',
+      '',
+    ].join('\n'),
+  );
+  const e = await Engine.open({ root, embeddings: { model: 'none' } });
+  await e.indexWorkspace();
+  const types = (names: string[]) => e.store.typedRefsMentioning(names).map((r) => r.rtype).sort();
+  expect(types(['Repo'])).toEqual(['Repo']);
+  expect(types(['RepoView'])).toEqual(['RepoView']);
+  expect(types(['make_view'])).toEqual(['make_view']);
+  expect(types(['make', 'view', 'Rep'])).toEqual([]);
+  expect(types(['Repo', 'make_view'])).toEqual(['Repo', 'make_view']);
+  // Past 16 names each type is split into its words instead: the same answers.
+  const filler = Array.from({ length: 20 }, (_, i) => `Unrelated${i}`);
+  expect(types([...filler, 'Repo'])).toEqual(['Repo']);
+  expect(types([...filler, 'View', 'make'])).toEqual([]);
+  await e.close();
+});
