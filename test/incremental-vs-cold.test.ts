@@ -510,7 +510,7 @@ describe('incremental equals cold', () => {
     const oneByOne = names.flatMap((n) => e.store.typedRefsMentioning([n]));
     expect(byWord(e.store.typedRefsMentioning(names))).toEqual(byWord(oneByOne));
     expect(byWord(oneByOne).length).toBeGreaterThan(20);
-    // A few names are looked for another way than many (store.ts hasWordOf): both, at the edge.
+    // A few names are looked for another way than many (words.ts hasWordOf): both, at the edge.
     const mentioned = names.filter((n) => e.store.typedRefsMentioning([n]).length);
     for (const k of [2, 16, 17]) {
       const some = mentioned.slice(0, k);

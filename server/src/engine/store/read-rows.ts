@@ -64,6 +64,20 @@ export interface ModelFileRows {
   attrTypes: AttrTypeTuple[];
 }
 
+/** A `modelRows` row as SQLite returns it: its fid, then each table's rows as a JSON array. */
+export type ModelRowsJson = [fid: number, entities: string, imports: string, attrTypes: string];
+
+export function parseModelRows([, entities, imports, attrTypes]: ModelRowsJson): ModelFileRows {
+  return { entities: written(JSON.parse(entities) as EntityLiteTuple[]), imports: written(JSON.parse(imports) as ImportTuple[]), attrTypes: written(JSON.parse(attrTypes) as AttrTypeTuple[]) };
+}
+
+/** Rows in the order they were written: by the rowid each ends in (already so, unless SQLite read them another way). */
+function written<T extends Array<unknown>>(rows: T[]): T[] {
+  const order = (r: T) => r[r.length - 1] as number;
+  for (let i = 1; i < rows.length; i++) if (order(rows[i - 1]) > order(rows[i])) return rows.sort((a, b) => order(a) - order(b));
+  return rows;
+}
+
 /** The refs table's row; the columns hold only what `write-rows.ts` wrote from a `RawRef`. */
 export interface RefDbRow {
   rid: number;

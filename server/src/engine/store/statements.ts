@@ -17,7 +17,7 @@ const INSERT_ENTITY = `INSERT INTO entities(id, kind, name, qname, fid, parent, 
  * Per file: its fid, then its entities, import bindings and attribute types as JSON arrays, each
  * row ending in its rowid (the order written). No ORDER BY in the aggregates: each subquery reads
  * its table through the fid index, in rowid order, and a sorter per file cost a third of the
- * statement; the reader checks the order (store.ts `parseModelRows`).
+ * statement; the reader checks the order (read-rows.ts `parseModelRows`).
  */
 const MODEL_ROWS = `SELECT f.fid,
     (SELECT json_group_array(json_array(e.id, e.kind, e.name, NULLIF(e.qname, e.name), e.parent, json(e.bases), e.returns, e.alias, json(e.decorators), e.eid)) FROM entities e WHERE e.fid = f.fid),
