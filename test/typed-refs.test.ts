@@ -37,6 +37,9 @@ test('a name is found as a word of the receiver type, not inside a longer name',
   expect(types(['make_view'])).toEqual(['make_view']);
   expect(types(['make', 'view', 'Rep'])).toEqual([]);
   expect(types(['Repo', 'make_view'])).toEqual(['Repo', 'make_view']);
+  // An empty name (a moved name may be one) matches nothing and ends.
+  expect(types(['', 'Repo'])).toEqual(['Repo']);
+  expect(types(['', 'x'])).toEqual([]);
   // Past 16 names each type is split into its words instead: the same answers.
   const filler = Array.from({ length: 20 }, (_, i) => `Unrelated${i}`);
   expect(types([...filler, 'Repo'])).toEqual(['Repo']);

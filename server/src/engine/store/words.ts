@@ -21,6 +21,7 @@ export function hasWordOf(text: string, words: ReadonlySet<string>): boolean {
     return false;
   }
   for (const w of words) {
+    if (!w) continue; // no text has the empty word (and indexOf('') would never end the loop)
     for (let i = text.indexOf(w); i >= 0; i = text.indexOf(w, i + 1)) {
       if (!isWordChar(text.charCodeAt(i - 1)) && !isWordChar(text.charCodeAt(i + w.length))) return true;
     }
