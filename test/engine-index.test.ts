@@ -106,6 +106,22 @@ describe('bad input is skipped with a reason', () => {
     await engine.close();
   });
 
+  test('a closed engine answers every query with "the engine is closed", not a database error', async () => {
+    ws = await openWorkspace('python');
+    const { engine } = ws;
+    await engine.close();
+    const pos = { line: 3, character: 4 };
+    const asks: Array<[string, () => unknown]> = [
+      ['entity', () => engine.entity('func:shop/base.py:register')],
+      ['entityAt', () => engine.entityAt('shop/base.py', pos)],
+      ['definitionAt', () => engine.definitionAt('shop/base.py', pos)],
+      ['fileEntities', () => engine.fileEntities('shop/base.py')],
+      ['trace', () => engine.trace({ id: 'func:shop/base.py:register', direction: 'down' })],
+      ['skeleton', () => engine.skeleton('shop/base.py')],
+    ];
+    for (const [name, ask] of asks) expect(ask, name).toThrow(/the engine is closed/);
+  });
+
   test('an index from a newer NSCCN is rebuilt, never misread', async () => {
     ws = await openWorkspace('python');
     await ws.engine.close();

@@ -39,7 +39,7 @@ import { GrammarLoader } from './parse/grammar-loader';
 import { Parsers } from './parse/parsers';
 import type { DetailedSearch, SearchOptions } from './search/service';
 import { WorkspaceSearch } from './search/workspace-search';
-import { SourceViews, type SkeletonOptions } from './source-views';
+import { SourceViews, type SkeletonRequest } from './source-views';
 import { checkIntegrity, isCorruption, markDamaged, openDatabase, type Db } from './store/db';
 import { Store } from './store/store';
 import { IndexHost } from './workspace/host';
@@ -51,7 +51,7 @@ import { WorkspacePaths } from './workspace/workspace-paths';
 
 export type { FileChange } from './workspace/upkeep';
 export { watchGlobs } from './workspace/workspace-paths';
-export type { SkeletonOptions } from './source-views';
+export type { SkeletonRequest } from './source-views';
 
 // Loaded on first use: a query that diffs nothing does not load git or the diff's parse step.
 const loadImpact = () => import('./changes/impact.js');
@@ -87,7 +87,7 @@ export class Engine {
   private readonly steps: Record<string, number> = {};
 
   private constructor(
-    private readonly opts: EngineOptions & { root: string },
+    private readonly opts: EngineOptions & { root: string; dbPath: string },
     private readonly db: Db,
     private readonly parsers: Parsers,
     /** `.nsccn.json` as read when the engine opened. */
@@ -145,7 +145,7 @@ export class Engine {
     if (!options.dbPath) keepIndexOutOfGit(path.dirname(dbPath));
     const openMs = performance.now() - t;
     t = performance.now();
-    const engine = new Engine({ ...options, root }, db, new Parsers({ spare: 'background' }), config);
+    const engine = new Engine({ ...options, root, dbPath }, db, new Parsers({ spare: 'background' }), config);
     engine.steps.database = openMs;
     engine.steps.engine = performance.now() - t;
     if (!options.lazy && options.grammars === 'background') engine.loadGrammars().catch(() => undefined); // tried again by whoever needs them
@@ -185,7 +185,7 @@ export class Engine {
    * its next opening checks and rebuilds it (what the error's message promises).
    */
   noteError(e: unknown): void {
-    if (isCorruption(e)) markDamaged(this.opts.dbPath ?? path.join(this.root, '.nsccn', 'index.db'));
+    if (isCorruption(e)) markDamaged(this.opts.dbPath);
   }
 
   /**
@@ -353,7 +353,7 @@ export class Engine {
   }
 
   /** A file's outline: signatures and docs, bodies left out (the Orient step). */
-  skeleton(file: string, opts: SkeletonOptions = {}): Skeleton {
+  skeleton(file: string, opts: SkeletonRequest = {}): Skeleton {
     return this.views.skeleton(file, opts);
   }
 
@@ -361,7 +361,7 @@ export class Engine {
    * `skeleton` for a lazy engine: answered from the cached skeleton when the file is as indexed,
    * else the grammars are loaded first and the file is parsed.
    */
-  skeletonLoading(file: string, opts: SkeletonOptions = {}): Promise<Skeleton> {
+  skeletonLoading(file: string, opts: SkeletonRequest = {}): Promise<Skeleton> {
     return this.views.skeletonLoading(file, opts);
   }
 
@@ -435,7 +435,7 @@ export class Engine {
     return this.queries.outgoing(id, relations);
   }
 
-  /** Direct bases (`up`) or subclasses (`down`) of a class, from resolved INHERITS edges. */
+  /** Direct bases (`supertypes`) or subclasses (`subtypes`) of a class, from resolved INHERITS edges. */
   typeHierarchy(id: string, direction: 'supertypes' | 'subtypes'): EntityRow[] {
     return this.queries.typeHierarchy(id, direction);
   }
@@ -469,7 +469,7 @@ export class Engine {
   stats(): StatsResponse {
     this.embeddings.start(); // the same figures from a lazy engine as from a server's
     let dbBytes = 0;
-    const dbPath = this.opts.dbPath ?? path.join(this.root, '.nsccn', 'index.db');
+    const dbPath = this.opts.dbPath;
     for (const s of ['', '-wal']) {
       try {
         dbBytes += fs.statSync(dbPath + s).size;

@@ -51,6 +51,7 @@ export class GraphQueries {
 
   /** The innermost function, method, class or module whose span contains `pos`. */
   entityAt(file: string, pos: Position): EntityRow | null {
+    this.assertOpen();
     const rel = this.paths.relativePath(file);
     checkPosition(pos);
     let best: EntityRow | null = null;
@@ -72,7 +73,7 @@ export class GraphQueries {
     return this.store.outgoing(id).map(toEdge).filter((e) => !relations || relations.includes(e.relation));
   }
 
-  /** Direct bases (`up`) or subclasses (`down`) of a class, from resolved INHERITS edges. */
+  /** Direct bases (`supertypes`) or subclasses (`subtypes`) of a class, from resolved INHERITS edges. */
   typeHierarchy(id: string, direction: 'supertypes' | 'subtypes'): EntityRow[] {
     this.assertOpen();
     const ids = direction === 'supertypes' ? supertypes(this.store, id) : subtypes(this.store, id);
@@ -87,6 +88,7 @@ export class GraphQueries {
 
   /** Graph resolution of the name under the cursor: a reference's targets, or the entity named there. */
   definitionAt(file: string, pos: Position): EntityRow[] {
+    this.assertOpen();
     const rel = this.paths.relativePath(file);
     checkPosition(pos);
     const ids = new Set<string>();

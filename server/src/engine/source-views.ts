@@ -8,6 +8,7 @@ import { fitSkeleton } from './budget/skeleton';
 import { EngineError } from './errors';
 import type { GraphQueries } from './graph-queries';
 import { LANGUAGES, languageForPath } from './languages/registry';
+import type { SkeletonOptions } from './languages/types';
 import type { GrammarLoader } from './parse/grammar-loader';
 import { GrammarsNotLoaded, type Parsers } from './parse/parsers';
 import { skeletonOf } from './skeleton/service';
@@ -16,8 +17,8 @@ import { sourceWindow } from './window';
 import type { Buffers } from './workspace/buffers';
 import type { WorkspacePaths } from './workspace/workspace-paths';
 
-export interface SkeletonOptions {
-  docs?: DocsLevel;
+/** A skeleton request: the language's options, and a token budget the answer must fit. */
+export interface SkeletonRequest extends SkeletonOptions {
   maxTokens?: number;
 }
 
@@ -34,7 +35,7 @@ export class SourceViews {
     private readonly assertOpen: () => void,
   ) {}
 
-  skeleton(file: string, opts: SkeletonOptions = {}): Skeleton {
+  skeleton(file: string, opts: SkeletonRequest = {}): Skeleton {
     this.assertOpen();
     const docs = opts.docs ?? DEFAULT_DOCS_LEVEL;
     if (!DOCS_LEVELS.includes(docs)) throw new EngineError(ErrorCodes.InvalidParams, `docs must be one of ${DOCS_LEVELS.join(', ')}, got ${JSON.stringify(opts.docs)}`);
@@ -51,7 +52,7 @@ export class SourceViews {
    * `skeleton` for a lazy engine: answered from the cached skeleton when the file is as indexed,
    * else the grammars are loaded first and the file is parsed.
    */
-  async skeletonLoading(file: string, opts: SkeletonOptions = {}): Promise<Skeleton> {
+  async skeletonLoading(file: string, opts: SkeletonRequest = {}): Promise<Skeleton> {
     try {
       return this.skeleton(file, opts);
     } catch (e) {

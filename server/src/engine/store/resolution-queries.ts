@@ -155,10 +155,6 @@ export class ResolutionQueries {
   refsWithLast(last: string): RefDbRow[] {
     return this.s.refsByLast.all(last) as RefDbRow[];
   }
-
-  refsResolvedTo(target: string): RefDbRow[] {
-    return this.s.refsToTarget.all(target) as RefDbRow[];
-  }
 }
 
 /**

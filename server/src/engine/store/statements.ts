@@ -136,7 +136,6 @@ export function prepareStatements(db: Db) {
     eidIds: () => p('SELECT eid, id FROM entities').raw(),
     idOfEid: () => p('SELECT id FROM entities WHERE eid = ?').pluck(),
     refsByLast: () => p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.last = ?`),
-    refsToTarget: () => p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src JOIN edges d ON d.rid = r.rid WHERE d.dst = (SELECT eid FROM entities WHERE id = ?)`),
     outgoing: () => p(`SELECT ${REF_COLS}, t.id AS edge_target, d.ambiguous, d.caught, d.dispatch FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src
       LEFT JOIN edges d ON d.rid = r.rid LEFT JOIN entities t ON t.eid = d.dst
       WHERE r.src = (SELECT eid FROM entities WHERE id = ?) AND (r.access = 0 OR d.rid IS NOT NULL) ORDER BY r.sr, r.sc`),

@@ -325,10 +325,6 @@ export class Store {
     return this.resolution.refsWithLast(last);
   }
 
-  refsResolvedTo(target: string): RefDbRow[] {
-    return this.resolution.refsResolvedTo(target);
-  }
-
   // --- graph and index facts ----------------------------------------------------------------
 
   /** Entities (eids) that raise the exception class `eid` where it is not caught, at most `limit`. */
