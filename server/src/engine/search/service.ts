@@ -1,10 +1,12 @@
-// Hybrid search: every available stream over-retrieves, weighted RRF fuses (weights by kind of
-// query, ./weights.ts); kind and path filters apply; then a name that exists goes first, or —
-// for sentences and reports — the learned model ranks (./rerank.ts) and a traceback's frames
-// lead, then the one entity spelling out a message the report quotes; test code is demoted
-// unless asked for; files are ranked from their entities' scores. Streams come and go (a model
-// finishes loading); the service asks for them per query. A search that is cancelled stops at
-// the next stage (streams, candidates, graph boost) with RequestCancelled.
+// Hybrid search: every available stream over-retrieves, kind and path filters narrow each
+// stream's list, weighted RRF fuses (weights by kind of query, ./weights.ts); then a name that
+// exists goes first, or — for sentences and reports — the learned model ranks (./rerank.ts) and
+// a traceback's frames lead, then the one entity spelling out a message the report quotes. Only
+// what some stream puts in its first RANK_DEPTH is ranked; deeper hits follow in fused order,
+// so a larger limit never changes the first answers. Test code is demoted unless asked for;
+// files are ranked from their entities' scores. Streams come and go (a model finishes
+// loading); the service asks for them per query. A search that is cancelled stops at the next
+// stage (streams, candidates, graph boost) with RequestCancelled.
 import picomatch from 'picomatch';
 import type { EntityKind, SearchFileResult, SearchParams, SearchResponse, SearchResult } from '../../../../protocol';
 import { ENTITY_KINDS, ErrorCodes, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS } from '../../../../protocol';
@@ -81,7 +83,7 @@ export class SearchService {
     const query = readablePart(params.query, SEARCH_MAX_QUERY_CHARS);
     const streams = this.streams();
     const filtered = !!(params.kinds?.length || params.paths?.length);
-    // Filters and test demotion reorder after fusion: retrieve more than asked.
+    // Filters leave hits out and test demotion moves them down: retrieve more than asked.
     const k = Math.max(limit * 3, RANK_DEPTH) * (filtered ? 5 : 1);
     const hits: Record<string, StreamHit[]> = {};
     await Promise.all(
@@ -98,39 +100,51 @@ export class SearchService {
     const perStream = Object.fromEntries(Object.entries(hits).map(([name, h]) => [name, h.map((x) => x.eid)]));
     const signals = analyzeQuery(query);
     const profile = profileOf(signals);
-    const fused = reciprocalRankFusion(perStream, undefined, STREAM_WEIGHTS[profile]);
-    if (profile === 'identifier') leadWith(fused, perStream.exact ?? [], (f) => f.eid);
-
     const kindOk = params.kinds?.length ? new Set<EntityKind>(params.kinds) : null;
     const pathOk = params.paths?.length ? pathFilter(params.paths) : null;
-    const candidates: Candidate[] = [];
-    const rows = this.store.entitiesByEid(fused.map((f) => f.eid));
+    const rows = this.store.entitiesByEid([...new Set(Object.values(perStream).flat())]);
+    // Filters apply to each stream's list, before fusion: a rank is a rank among what may be
+    // answered, as if the workspace held only that.
+    const allowed = (h: StreamHit) => {
+      const row = rows.get(h.eid);
+      return !!row && (!kindOk || kindOk.has(row.kind as EntityKind)) && (!pathOk || (!!row.path && pathOk(row.path)));
+    };
+    const ranked = filtered ? Object.fromEntries(Object.entries(hits).map(([name, h]) => [name, h.filter(allowed)])) : hits;
+    const lists = filtered ? Object.fromEntries(Object.entries(ranked).map(([name, h]) => [name, h.map((x) => x.eid)])) : perStream;
+    const fused = reciprocalRankFusion(lists, undefined, STREAM_WEIGHTS[profile]);
+    if (profile === 'identifier') leadWith(fused, lists.exact ?? [], (f) => f.eid);
+
+    // The ranking is made over the entities some stream puts in its first RANK_DEPTH (what the
+    // streams retrieve for the default limit); a larger limit only adds the deeper ones after
+    // them, so asking for more never changes the first answers.
+    const pool: Candidate[] = [];
+    const deeper: Candidate[] = [];
     for (const f of fused) {
       const row = rows.get(f.eid);
       if (!row || !row.path) continue;
-      if (kindOk && !kindOk.has(row.kind as EntityKind)) continue;
-      if (pathOk && !pathOk(row.path)) continue;
       const demote = !params.includeTests && this.isTest(row.path);
       const declaration = languageForPath(row.path)?.isDeclarationFile?.(row.path) ?? false;
       const factor = (demote ? TEST_DEMOTION : 1) * (declaration ? DECLARATION_DEMOTION : 1);
-      candidates.push({ id: row.id, row, fused: f, score: f.score, factor });
+      const c = { id: row.id, row, fused: f, score: f.score, factor };
+      (Object.values(f.ranks).some((r) => r <= RANK_DEPTH) ? pool : deeper).push(c);
     }
     stopIfCancelled(cancel, 'search');
     if (profile === 'identifier') {
-      for (const c of candidates) c.score *= c.factor;
+      for (const c of pool) c.score *= c.factor;
       // Stable: equal scores keep the fused order.
-      candidates.sort((a, b) => b.score - a.score);
+      pool.sort((a, b) => b.score - a.score);
     } else {
       if (this.identifierWords.size > MAX_IDENTIFIER_WORDS) this.identifierWords.clear();
-      rerank(candidates, query, hits, this.store, RERANK_WEIGHTS, options.explain, this.identifierWords);
-      if (profile === 'report') blendWithPlain(candidates, perStream, REPORT_BLEND);
-      propagateScores(candidates, this.store, GRAPH_SHARE[profile]);
-      leadWith(candidates, this.signals.leaders(signals), (c) => c.row.eid, (c) => c.factor);
+      rerank(pool, query, ranked, this.store, RERANK_WEIGHTS, options.explain, this.identifierWords);
+      if (profile === 'report') blendWithPlain(pool, lists, REPORT_BLEND);
+      propagateScores(pool, this.store, GRAPH_SHARE[profile]);
     }
+    const candidates = [...pool, ...after(pool, deeper)];
+    if (profile !== 'identifier') leadWith(candidates, this.signals.leaders(signals), (c) => c.row.eid, (c) => c.factor);
     const results = candidates.slice(0, limit).map((c) => toResult(c.row, c.score, c.fused.ranks));
     // Files the query names by path, within the path filter when there is one.
     const named = params.files ? signals.paths.map((p) => workspaceFile(this.store, p)).filter((f): f is string => f !== null && (!pathOk || pathOk(f))) : [];
-    const files: SearchFileResult[] | undefined = params.files ? this.files(candidates, profile === 'identifier' ? [] : (hits.lexical ?? []), named, limit) : undefined;
+    const files: SearchFileResult[] | undefined = params.files ? this.files(candidates, profile === 'identifier' ? [] : (ranked.lexical ?? []), named, limit) : undefined;
     return {
       results,
       streams: streams.map((s) => s.name),
@@ -169,6 +183,18 @@ function leadWith<T extends { score: number }>(items: T[], order: readonly numbe
     if (i !== undefined) t.score = (top + (order.length - i) * 1e-4) * factor(t);
   }
   items.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The candidates past the ranking's depth, scored below the last ranked one in their fused
+ * order (times their demotion), best first.
+ */
+function after(ranked: readonly Candidate[], deeper: Candidate[]): Candidate[] {
+  if (!deeper.length) return deeper;
+  const floor = ranked.length ? Math.min(...ranked.map((c) => c.score)) : 1;
+  const best = deeper[0].fused.score || 1;
+  for (const c of deeper) c.score = floor * 0.5 * (c.fused.score / best) * c.factor;
+  return deeper.sort((a, b) => b.score - a.score);
 }
 
 function pathFilter(paths: string[]): (p: string) => boolean {

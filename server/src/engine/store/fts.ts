@@ -28,7 +28,7 @@ export class FtsIndex {
   constructor(private readonly db: Db) {
     this.stmt = db.prepare(
       `SELECT rowid AS eid, bm25(entities_fts, ${WEIGHTS.join(', ')}) AS score FROM entities_fts
-       WHERE entities_fts MATCH ? ORDER BY score LIMIT ?`,
+       WHERE entities_fts MATCH ? ORDER BY score, rowid LIMIT ?`,
     );
     const scored = `SELECT rowid, -bm25(entities_fts, ${WEIGHTS.join(', ')}) FROM entities_fts WHERE entities_fts MATCH ?`;
     this.allStmt = db.prepare(scored).raw();

@@ -22,6 +22,8 @@ import { fromQ8, norm, rowDistance, toQ8 } from './q8';
 const EMBEDDED_KINDS = `('module', 'class', 'function', 'method')`;
 /** sqlite-vec refuses larger k in one KNN query. */
 export const MAX_KNN = 4096;
+/** Neighbours asked of vec0 past k, to see whether a tie at the k-th place runs on (`knnPastTies`). */
+const KNN_TIE_SLACK = 16;
 
 /** An entity row with what its vector is made from (`body` words) and of (`hash`: the content it was made for). */
 export type EmbeddableEntity = Pick<EntityDbRow, 'eid' | 'id' | 'kind' | 'name' | 'qname' | 'signature' | 'docstring'> & {
@@ -539,9 +541,9 @@ export class VectorStore {
     const distances = (rows: Array<{ eid: number; v: Buffer }>): VectorHit[] => rows.map((r) => ({ eid: r.eid, distance: rowDistance(query, qn, r.v) }));
     let scored: VectorHit[] = [];
     if (!useBinary || !st.allB) {
-      if (!st.allRows) return st.knnF.all(query, n) as VectorHit[];
+      if (!st.allRows) scored = this.knnPastTies(st.knnF, query, n);
       // A float search asked for while the bits are on (they are being switched off): a scan.
-      scored = distances(st.allRows.all() as Array<{ eid: number; v: Buffer }>);
+      else scored = distances(st.allRows.all() as Array<{ eid: number; v: Buffer }>);
     } else {
       const pool = Math.max(n, opts.rescore ?? Math.max(2 * n, 64));
       const q = signBits(query);
@@ -556,5 +558,20 @@ export class VectorStore {
     }
     scored.sort((a, b) => a.distance - b.distance || a.eid - b.eid);
     return scored.slice(0, n);
+  }
+
+  /**
+   * vec0's `n` nearest and every entity as near as the n-th (best first by distance, in vec0's
+   * order within a distance): the caller breaks ties by eid, so which of two equally near
+   * entities makes the cut does not depend on k. Identical bodies (90 one-line wrappers) tie.
+   */
+  private knnPastTies(knn: Statement, query: Float32Array, n: number): VectorHit[] {
+    let m = Math.min(MAX_KNN, n + KNN_TIE_SLACK);
+    for (;;) {
+      const rows = knn.all(query, m) as VectorHit[];
+      const tieRunsOn = rows.length === m && rows.length > n && rows[rows.length - 1].distance === rows[n - 1].distance;
+      if (!tieRunsOn || m === MAX_KNN) return rows;
+      m = Math.min(MAX_KNN, m * 4);
+    }
   }
 }
