@@ -49,6 +49,8 @@ export class FileWriter {
     private readonly s: Statements,
     /** Told of each entity written to or deleted from the lexical index (Store `lexicalWritten`). */
     private readonly lexicalWrite: (eid: number | null) => void,
+    /** Told of the receiver type of each typed reference written (ResolutionQueries `typeWritten`). */
+    private readonly typeWritten: (rtype: string) => void,
   ) {}
 
   /** Rolled back: the cached rows may not be what the file holds. */
@@ -222,6 +224,7 @@ export class FileWriter {
     // Environment keys and file paths are names whole; `settings.DEBUG` ends in `DEBUG`, like a call.
     const last = r.relation === 'READS_CONFIG' && (r.configKind === 'env' || r.configKind === 'file') ? r.target : lastSegment(r.target);
     const info = this.s.insertRef.run(fid, src, r.relation, r.target, last, v.receiver, v.rtype, v.configKind, v.catches, v.reraise, v.access, s.start.row, s.start.column, s.end.row, s.end.column);
+    if (v.rtype !== null) this.typeWritten(v.rtype);
     return Number(info.lastInsertRowid);
   }
 

@@ -10,6 +10,9 @@ import type { Statements } from './statements';
 import { hasWordOf } from './words';
 
 export class ResolutionQueries {
+  /** Receiver types as `typedRefsMentioning` knows them (null: not read yet). */
+  private typesKnown: KnownTypes | null = null;
+
   constructor(private readonly s: Statements) {}
 
   /**
@@ -60,21 +63,51 @@ export class ResolutionQueries {
 
   /**
    * The typed references whose receiver type has one of `names` as a word (`\w+`): `Repo` is in
-   * `call:Repo`, not in `call:RepoView`. Every edit that moves a name asks. One name: a scan of
-   * the typed refs' index (~4 ms on the stdlib's 69K typed refs, 13 ms on site-packages' 220K).
-   * More: each distinct type (8K; 31K) is tested here once and its refs read back by the index,
-   * ~6–8 and 33–54 ms whatever the count (a scan per name took 37 and 124 ms for ten names).
+   * `call:Repo`, not in `call:RepoView`. Every edit that moves a name asks, and what pays depends
+   * on how often: the first ask for one name scans the typed refs' index (stdlib 69K typed refs,
+   * ~5 ms; site-packages 220K, ~14 ms); the first for more reads the distinct types (8K, ~7 ms;
+   * 31K, ~37 ms) and tests each; the third makes an index of the kept types by word (~60 ms on
+   * site-packages) and from then on an ask is a lookup, well under a millisecond (against
+   * 33–54 ms there when every ask read and tested the types). A one-shot command asks once.
    */
   typedRefsMentioning(names: string[]): Array<{ rid: number; rtype: string }> {
-    if (!names.length) return [];
-    const wanted = new Set(names);
-    if (wanted.size === 1) {
+    const known = this.knownTypes();
+    const wanted = new Set(names.filter((n) => n));
+    const first = known.asks++ === 0;
+    if (!wanted.size) return [];
+    if (first && wanted.size === 1 && !known.types) {
       const out = new Map<number, string>();
       for (const n of wanted) for (const r of this.s.typedRefsMentioningOne.all(n) as Array<{ rid: number; rtype: string }>) if (hasWordOf(r.rtype, wanted)) out.set(r.rid, r.rtype);
       return [...out].map(([rid, rtype]) => ({ rid, rtype }));
     }
-    const types = (this.s.refTypes.all() as string[]).filter((t) => hasWordOf(t, wanted));
+    known.types ??= new Set(this.s.refTypes.all() as string[]);
+    let types: string[];
+    if (known.byWord || known.asks > 2) {
+      known.byWord ??= typesByWord(known.types);
+      const found = new Set<string>();
+      for (const n of wanted) for (const t of known.byWord.get(n) ?? []) found.add(t);
+      types = [...found];
+    } else types = [...known.types].filter((t) => hasWordOf(t, wanted));
     return types.length ? (this.s.refsOfTypes.all(JSON.stringify(types)) as Array<{ rid: number; rtype: string }>) : [];
+  }
+
+  /** This connection wrote a reference with receiver type `rtype` (the file writer tells). */
+  typeWritten(rtype: string): void {
+    const known = this.typesKnown;
+    if (!known?.types || known.types.has(rtype)) return;
+    known.types.add(rtype);
+    if (known.byWord) addByWord(known.byWord, rtype);
+  }
+
+  /**
+   * What `typedRefsMentioning` keeps: the distinct receiver types once read, kept up to date by
+   * `typeWritten`, and forgotten when another connection has committed (`data_version`). A type
+   * whose last ref went stays: looking it up finds no rows, which is the same answer.
+   */
+  private knownTypes(): KnownTypes {
+    const version = this.s.dataVersion.get() as number;
+    if (this.typesKnown?.version !== version) this.typesKnown = { version, asks: 0, types: null, byWord: null };
+    return this.typesKnown;
   }
 
   /** Local names that imports give `name` (`from m import name as local`). */
@@ -154,6 +187,31 @@ export class ResolutionQueries {
 
   refsWithLast(last: string): RefDbRow[] {
     return this.s.refsByLast.all(last) as RefDbRow[];
+  }
+}
+
+interface KnownTypes {
+  /** `data_version` when made: another connection's commit moves it. */
+  version: number;
+  /** Asks since then. */
+  asks: number;
+  /** The distinct types, once read. */
+  types: Set<string> | null;
+  /** The types by each of their words, from the third ask. */
+  byWord: Map<string, string[]> | null;
+}
+
+function typesByWord(types: Iterable<string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const t of types) addByWord(out, t);
+  return out;
+}
+
+function addByWord(byWord: Map<string, string[]>, rtype: string): void {
+  for (const w of new Set(rtype.match(/\w+/g))) {
+    const list = byWord.get(w);
+    if (list) list.push(rtype);
+    else byWord.set(w, [rtype]);
   }
 }
 

@@ -83,6 +83,8 @@ export function prepareStatements(db: Db) {
     // A substring pre-filter in SQL (the caller checks whole words): no row reaches JS unless
     // its type mentions one of the names.
     typedRefsMentioningOne: () => p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL AND instr(rtype, ?) > 0'),
+    // Other connections' commits move it (this one's do not).
+    dataVersion: () => p('PRAGMA data_version').pluck(),
     aliasesOfMember: () => p('SELECT DISTINCT local FROM imports WHERE member = ? AND local IS NOT NULL AND local <> member'),
     pathsUnder: () => p(`SELECT path FROM files WHERE substr(path, 1, length(@dir) + 1) = @dir || '/'`),
     deleteEdgesIntoEid: () => p('DELETE FROM edges WHERE dst = ?'),

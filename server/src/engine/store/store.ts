@@ -55,8 +55,12 @@ export class Store {
       return lastWords;
     });
     this.s = prepareStatements(db);
-    this.writer = new FileWriter(this.s, (eid) => this.lexicalWrite(eid));
     this.resolution = new ResolutionQueries(this.s);
+    this.writer = new FileWriter(
+      this.s,
+      (eid) => this.lexicalWrite(eid),
+      (rtype) => this.resolution.typeWritten(rtype),
+    );
   }
 
   // --- bulk load (bulk-load.ts) ------------------------------------------------------------
