@@ -40,3 +40,35 @@ test('a transaction that reads first still writes when another connection commit
   a.db.close();
   b.db.close();
 });
+
+test('file stamps and counts are kept while nothing is written, and follow both connections writes', () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-writers-'));
+  const file = path.join(dir, 'index.db');
+  const a = new Store(openDatabase(file, () => {}).db);
+  const b = new Store(openDatabase(file, () => {}).db);
+  a.transaction(() => a.replaceFile(meta('one.py'), extraction('one.py', [{ name: 'f', body: 'f' }]), null));
+  const stamps = a.fileStamps();
+  expect([...stamps.keys()]).toEqual(['one.py']);
+  expect(a.fileStamps()).toBe(stamps); // nothing written: the same map, not read again
+  expect(a.counts()).toEqual({ files: 1, entities: 2, edges: 0 });
+  // This connection writes.
+  a.transaction(() => a.replaceFile(meta('two.py'), extraction('two.py', [{ name: 'g', body: 'g' }]), null));
+  expect([...a.fileStamps().keys()].sort()).toEqual(['one.py', 'two.py']);
+  expect(a.counts().files).toBe(2);
+  // The other connection commits.
+  b.transaction(() => b.replaceFile(meta('three.py'), extraction('three.py', [{ name: 'h', body: 'h' }]), null));
+  expect([...a.fileStamps().keys()].sort()).toEqual(['one.py', 'three.py', 'two.py']);
+  expect(a.counts().files).toBe(3);
+  // A write rolled back leaves what was there.
+  expect(() =>
+    a.transaction(() => {
+      a.replaceFile(meta('four.py'), extraction('four.py', [{ name: 'k', body: 'k' }]), null);
+      expect(a.counts().files).toBe(4);
+      throw new Error('rolled back');
+    }),
+  ).toThrow('rolled back');
+  expect(a.counts().files).toBe(3);
+  expect(a.fileStamps().has('four.py')).toBe(false);
+  a.db.close();
+  b.db.close();
+});

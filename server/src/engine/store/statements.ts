@@ -85,6 +85,8 @@ export function prepareStatements(db: Db) {
     typedRefsMentioningOne: () => p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL AND instr(rtype, ?) > 0'),
     // Other connections' commits move it (this one's do not).
     dataVersion: () => p('PRAGMA data_version').pluck(),
+    // Moves with any write: another connection's commit (data_version), a row this one changed.
+    changeKey: () => p("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes()").pluck(),
     aliasesOfMember: () => p('SELECT DISTINCT local FROM imports WHERE member = ? AND local IS NOT NULL AND local <> member'),
     pathsUnder: () => p(`SELECT path FROM files WHERE substr(path, 1, length(@dir) + 1) = @dir || '/'`),
     deleteEdgesIntoEid: () => p('DELETE FROM edges WHERE dst = ?'),

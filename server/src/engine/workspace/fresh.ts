@@ -33,7 +33,7 @@ export type Freshness =
 /** A walk of the disk, and the files the index held when it was compared with them. */
 export interface DiskAndIndex {
   found: Discovery;
-  known: Map<string, FileStamp>;
+  known: ReadonlyMap<string, FileStamp>;
 }
 
 export function freshness(ctx: FreshnessContext, store: Store): Freshness {
