@@ -8,8 +8,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { LANGUAGES } from '../server/src/engine/languages/registry';
-import { Parsers } from '../server/src/engine/parse/parsers';
+import { Engine } from '../server/src/engine/engine';
+import { GrammarsNotLoaded, Parsers } from '../server/src/engine/parse/parsers';
 import { processAll } from '../server/src/engine/workspace/pool';
+import { startMcp, text } from './helpers/mcp';
 import type { FileOutcome } from '../server/src/engine/workspace/process';
 
 const CLI = path.resolve(__dirname, '../dist/server/src/cli/main.js');
@@ -60,5 +62,34 @@ describe('nsccn index with nothing indexable', () => {
     expect(r.stderr).toMatch(/^nsccn: nothing could be indexed: 3 file\(s\) skipped/);
     expect(r.stdout).toContain('skipped a.py: not valid UTF-8');
     expect(r.stdout).toContain('skipped c.py: binary file (contains NUL bytes)');
+  });
+});
+
+describe('grammars still loading', () => {
+  test('a parse asked meanwhile is told to wait, not that tree-sitter aborted', async () => {
+    const python = LANGUAGES.find((l) => l.id === 'python')!;
+    const parsers = new Parsers({ spare: 'background' });
+    const loading = parsers.load([python]);
+    expect(() => parsers.parse(python, 'x = 1\n')).toThrow(GrammarsNotLoaded);
+    await loading;
+    expect(parsers.parse(python, 'x = 1\n').rootNode.type).toBe('module');
+  });
+
+  test("an agent's first skeleton, asked of a server whose grammars are still loading, waits for them", async () => {
+    workspace({ 'app.py': 'import os\n\n\ndef main(argv):\n    """Run it."""\n    return os.getcwd()\n', 'lib.py': 'def helper():\n    return 1\n' });
+    const indexer = await Engine.open({ root, embeddings: { model: 'none' } });
+    await indexer.indexWorkspace();
+    await indexer.close();
+    // The index is current, no skeleton is cached: the first read_skeleton parses, at once.
+    const mcp = await startMcp(root);
+    try {
+      for (const file of ['app.py', 'lib.py']) {
+        const r = await mcp.call('read_skeleton', { file_path: file });
+        expect(r.isError, text(r)).toBeFalsy();
+      }
+      expect(text(await mcp.call('read_skeleton', { file_path: 'app.py' }))).toContain('def main(argv)');
+    } finally {
+      await mcp.close();
+    }
   });
 });

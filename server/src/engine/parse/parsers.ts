@@ -84,9 +84,12 @@ export class Parsers {
 
   get(lang: LanguageSupport): Loaded {
     const p = this.current?.loaded.get(lang.id);
-    if (!p && !this.langs.length) throw new GrammarsNotLoaded('the grammars are not loaded yet');
-    if (!p) throw new Error(this.current ? `grammar for ${lang.id} is not loaded` : 'tree-sitter is restarting after an abort; try again');
-    return p;
+    if (p) return p;
+    // Not loaded, or still loading (a server's first requests come while its grammars load in
+    // the background): the caller loads or waits (`GrammarLoader.load`) and asks again. Only an
+    // abort with no spare ready leaves no instance at all.
+    if (this.current || this.aborts === 0) throw new GrammarsNotLoaded(`the ${lang.id} grammar is not loaded yet`);
+    throw new Error('tree-sitter is restarting after an abort; try again');
   }
 
   parse(lang: LanguageSupport, text: string, old?: Tree): Tree {
