@@ -72,3 +72,32 @@ test('JSDoc at each docs level: whole, its first sentence, or not at all', async
     await js.dispose();
   }
 });
+
+test("a file's opening comment says what it is for, at the docs level; a JSDoc there stays its declaration's", () => {
+  ws.write(
+    'src/tools/cli.ts',
+    [
+      '#!/usr/bin/env node',
+      '// Command-line entry: parses the arguments and runs one command. Exits',
+      '// non-zero when the command fails.',
+      '',
+      "import { User } from '../models/user';",
+      'export function main(argv: string[]): number {',
+      '  return argv.length;',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  ws.write('src/tools/block.ts', ['/*', ' * Sums of numbers.', ' * Nothing else.', ' */', 'export const zero = 0;', ''].join('\n'));
+  ws.write('src/tools/doc.ts', ['/** The answer. */', 'export const answer = 42;', ''].join('\n'));
+  const text = (file: string, docs: 'full' | 'first-line' | 'none') => ws.engine.skeleton(file, { docs }).text.split('\n');
+  expect(text('src/tools/cli.ts', 'first-line').slice(0, 2)).toEqual(['// Command-line entry: parses the arguments and runs one command. ...', "import { User } from '../models/user';"]);
+  expect(text('src/tools/cli.ts', 'full').slice(0, 3)).toEqual(['// Command-line entry: parses the arguments and runs one command. Exits', '// non-zero when the command fails.', "import { User } from '../models/user';"]);
+  expect(text('src/tools/cli.ts', 'none')[0]).toBe("import { User } from '../models/user';");
+  expect(text('src/tools/block.ts', 'first-line')[0]).toBe('// Sums of numbers. ...');
+  expect(text('src/tools/block.ts', 'full').slice(0, 4)).toEqual(['/*', ' * Sums of numbers.', ' * Nothing else.', ' */']);
+  expect(text('src/tools/doc.ts', 'first-line').slice(0, 2)).toEqual(['/** The answer. */', 'export const answer = 42']);
+  // The module entity points at the first line, the function at its own.
+  const sk = ws.engine.skeleton('src/tools/cli.ts');
+  expect(sk.entities.find((e) => e.id === 'func:src/tools/cli.ts:main')?.skeletonLine).toBe(3);
+});

@@ -1,7 +1,8 @@
-// Telegraphic skeleton of a TypeScript/JavaScript file: imports, JSDoc, signatures with their
-// types (overloads included), interfaces, type aliases and enums whole, class members, short
-// constant values; every function body becomes `{ … }`. Lines keep their indentation. Works on
-// whatever tree-sitter recovered from a broken file and never throws.
+// Telegraphic skeleton of a TypeScript/JavaScript file: its opening comment (what the file is
+// for), imports, JSDoc, signatures with their types (overloads included), interfaces, type
+// aliases and enums whole, class members, short constant values; every function body becomes
+// `{ … }`. Lines keep their indentation. Works on whatever tree-sitter recovered from a broken
+// file and never throws.
 import type { Node, Tree } from 'web-tree-sitter';
 import type { DocsLevel } from '../../../../../protocol';
 import type { FileExtraction, SkeletonOptions, SkeletonPart } from '../types';
@@ -10,6 +11,8 @@ import { FUNCTION_VALUES } from './syntax';
 const WHOLE = new Set(['interface_declaration', 'type_alias_declaration', 'enum_declaration', 'function_signature', 'method_signature', 'abstract_method_signature', 'property_signature', 'index_signature', 'construct_signature', 'call_signature']);
 const STEP = '  ';
 const MAX_VALUE = 60;
+/** The first sentence of a line of prose, when more follows it. */
+const FIRST_SENTENCE = /^(.*?[a-z)`'"\]][.!?])\s+(?=[A-Z(`"'@{])/;
 
 class Writer {
   readonly lines: string[] = [];
@@ -54,11 +57,39 @@ export function skeletonTypescript(tree: Tree, source: string, _file: string, ex
   const mod = ex.entities.find((e) => e.kind === 'module');
   if (mod) w.entities.push({ id: mod.id, skeletonRow: 0 });
   try {
-    statements(w, tree.rootNode, '', source);
+    const body = header(w, tree.rootNode, options.docs ?? 'full');
+    for (const c of body) statement(w, c, '', source);
   } catch {
     // A tree shape this writer did not expect: keep what was written.
   }
   return { text: w.lines.length ? w.lines.join('\n') + '\n' : '', entities: w.entities };
+}
+
+/**
+ * The file's opening comment (`// …` lines or a `/* … *\/` block before the first statement: what
+ * the file is for, as a Python module docstring says) at the docs level; a JSDoc block there is
+ * the first declaration's own. Returns the top-level nodes after it.
+ */
+function header(w: Writer, root: Node, level: DocsLevel): Node[] {
+  const nodes = root.namedChildren.filter((c): c is Node => !!c && c.type !== 'hash_bang_line');
+  let n = 0;
+  while (n < nodes.length && nodes[n].type === 'comment' && !nodes[n].text.startsWith('/**')) n++;
+  const comments = nodes.slice(0, n).map((c) => c.text);
+  if (!comments.length || level === 'none') return nodes.slice(n);
+  if (level === 'full') {
+    for (const c of comments) w.push(c);
+    return nodes.slice(n);
+  }
+  const lines = comments
+    .flatMap((c) => (c.startsWith('//') ? [c.slice(2)] : c.replace(/^\/\*/, '').replace(/\*\/$/, '').split('\n')))
+    .map((l) => l.replace(/^\s*\*? ?/, '').trim());
+  const first = lines.findIndex((l) => l !== '');
+  if (first === -1) return nodes.slice(n);
+  const sentence = FIRST_SENTENCE.exec(lines[first]);
+  const line = sentence ? sentence[1] : lines[first];
+  const more = line !== lines[first] || lines.slice(first + 1).some((l) => l !== '');
+  w.push(`// ${line}${more ? ' ...' : ''}`);
+  return nodes.slice(n);
 }
 
 function statements(w: Writer, parent: Node, indent: string, source: string): void {
@@ -200,7 +231,7 @@ export function jsdocAt(text: string, level: DocsLevel): string | null {
     .map((l) => l.replace(/^\s*\* ?/, '').trim());
   const first = lines.findIndex((l) => l !== '');
   if (first === -1) return null;
-  const sentence = /^(.*?[a-z)`'"\]][.!?])\s+(?=[A-Z(`"'@{])/.exec(lines[first]);
+  const sentence = FIRST_SENTENCE.exec(lines[first]);
   const line = sentence ? sentence[1] : lines[first];
   const more = line !== lines[first] || lines.slice(first + 1).some((l) => l !== '');
   return `/** ${line}${more ? ' ...' : ''} */`;
