@@ -17,6 +17,7 @@ import { BitsSnapshots } from './bits-snapshot';
 import { loadVectorExtension, type Db } from './db';
 import type { EntityDbRow } from './read-rows';
 import { fromQ8, norm, rowDistance, toQ8 } from './q8';
+import { floatsOf, tables, VectorLayout } from './vector-tables';
 
 /** Entity kinds that get a vector: code entities with a body or a docstring. */
 const EMBEDDED_KINDS = `('module', 'class', 'function', 'method')`;
@@ -45,25 +46,6 @@ export interface VectorItem {
   hash: string;
   /** Null when the embedder found nothing to go on: recorded as done, but never a neighbour. */
   vector: Float32Array | null;
-}
-
-const SPACE_NAME = /^[a-z][a-z0-9_]{0,30}$/;
-
-function tables(space: string): { f: string; q8: string; floats: string; b: string; legacyB: string } {
-  // Space names become table names: only a fixed, safe alphabet is accepted.
-  if (!SPACE_NAME.test(space)) throw new Error(`invalid vector space name ${JSON.stringify(space)}`);
-  // `floats`: the re-scoring rows as float32, as indexes made before `q8` hold them (and, for a
-  // moment, a move out of vec0). `legacyB`: the vec0 bit table of indexes made before the scan
-  // moved into memory.
-  return { f: `vec_${space}_f`, q8: `vec_${space}_q8`, floats: `vec_${space}_floats`, b: `vec_${space}_bits`, legacyB: `vec_${space}_b` };
-}
-
-/** Rows moved between tables a chunk at a time (a whole space read at once is ~1 KB a vector). */
-const MOVE_CHUNK = 4096;
-
-/** A float32 vector stored as a blob, copied out (a blob's offset need not be aligned for floats). */
-function floatsOf(blob: Uint8Array): Float32Array {
-  return new Float32Array(Uint8Array.from(blob).buffer);
 }
 
 interface SpaceStatements {
@@ -101,6 +83,8 @@ export class VectorStore {
   private totalCache: { key: string; n: number } | null = null;
   private readonly bits = new Map<string, LoadedBits>();
   private readonly snapshots: BitsSnapshots;
+  /** The spaces' tables and their layout changes (vector-tables.ts). */
+  private readonly layout: VectorLayout;
 
   constructor(private readonly db: Db) {
     loadVectorExtension(db);
@@ -148,117 +132,37 @@ export class VectorStore {
       bitsVersion: p('SELECT v FROM vec_bits_version WHERE space = ?'),
       bumpBits: p('INSERT INTO vec_bits_version(space, v) VALUES (?, 1) ON CONFLICT(space) DO UPDATE SET v = v + 1'),
     };
+    this.layout = new VectorLayout(db, this.s, {
+      statements: (space) => this.prepared.delete(space),
+      bits: (space) => this.bits.delete(space),
+    });
   }
 
   /**
-   * Makes sure the tables of a space exist for this model and width. A different model or
-   * width means every stored vector is meaningless: they are all dropped (re-embedding follows).
-   * Returns true when the space was (re)created empty.
+   * Makes sure the tables of a space exist for this model and width (a different model or width
+   * drops every stored vector). Returns true when the space was (re)created empty.
    */
   open(space: string, model: string, dims: number): boolean {
-    if (!Number.isInteger(dims) || dims <= 0) throw new Error(`vector width must be a positive integer, got ${dims}`);
-    const t = tables(space);
-    const cur = this.s.space.get(space) as { model: string; dims: number } | undefined;
-    const fresh = !cur || cur.model !== model || cur.dims !== dims || !this.exists(t.f);
-    if (!fresh && this.exists(t.legacyB)) {
-      // An index made before the bit scan moved into memory: the same bits, in a plain table.
-      // A read-only index keeps its old table and searches the float vectors instead.
-      this.prepared.delete(space);
-      try {
-        this.db.transaction(() => {
-          this.db.exec(`DROP TABLE ${t.legacyB}`);
-          this.createBits(space);
-        })();
-      } catch {
-        /* read-only: float search */
-      }
-    }
-    if (!fresh && this.exists(t.b) && !this.exists(t.q8)) {
-      // Bits on, the vectors still as floats: in vec0 (an index made before they moved out) or
-      // in float rows (made before the rows were bytes). Made re-scoring rows now; a read-only
-      // index re-scores from where they are, the float rows alike, vec0 slower.
-      this.prepared.delete(space);
-      try {
-        this.db.transaction(() => this.toRescoreRows(space, dims))();
-      } catch {
-        /* read-only */
-      }
-    }
-    if (fresh) {
-      this.prepared.delete(space);
-      this.db.transaction(() => {
-        this.dropTables(space);
-        this.db.exec(`CREATE VIRTUAL TABLE ${t.f} USING vec0(embedding float[${dims}] distance_metric=cosine)`);
-        this.s.setSpace.run(space, model, dims);
-      })();
-    }
-    return fresh;
+    return this.layout.open(space, model, dims);
   }
 
   /** Removes a space entirely (its model was switched off). */
   drop(space: string): void {
-    this.prepared.delete(space);
-    this.db.transaction(() => this.dropTables(space))();
+    this.layout.drop(space);
   }
 
-  private dropTables(space: string): void {
-    const t = tables(space);
-    this.db.exec(`DROP TABLE IF EXISTS ${t.f}; DROP TABLE IF EXISTS ${t.q8}; DROP TABLE IF EXISTS ${t.floats}; DROP TABLE IF EXISTS ${t.b}; DROP TABLE IF EXISTS ${t.legacyB};`);
-    this.s.deleteItems.run(space);
-    this.s.deleteSpace.run(space);
-    this.s.bumpBits.run(space);
-    this.bits.delete(space);
+  /** Binary quantization needs a width that is a multiple of 8 (whole bytes). */
+  static binaryPossible(dims: number): boolean {
+    return VectorLayout.binaryPossible(dims);
   }
 
-  /** The bit table of a space, filled from its float vectors (which move to the re-scoring rows). */
-  private createBits(space: string): void {
-    const t = tables(space);
-    const dims = this.dims(space);
-    if (!this.exists(t.q8) && !this.exists(t.floats)) this.floatsToRows(space, dims);
-    this.db.exec(`CREATE TABLE ${t.b} (eid INTEGER PRIMARY KEY, bits BLOB NOT NULL)`);
-    // From the floats, as `put` makes them; from the rows only where no floats are left (a
-    // small positive component rounded to 0 there gets the bit of a negative one).
-    if (this.exists(t.floats)) {
-      this.db.exec(`INSERT INTO ${t.b}(eid, bits) SELECT eid, vec_quantize_binary(embedding) FROM ${t.floats}`);
-      this.toRescoreRows(space, dims);
-    } else this.db.exec(`INSERT INTO ${t.b}(eid, bits) SELECT eid, vec_quantize_binary(vec_int8(q)) FROM ${t.q8}`);
-    this.s.bumpBits.run(space);
-    this.bits.delete(space);
+  hasBinary(space: string): boolean {
+    return this.layout.hasBinary(space);
   }
 
-  /** Moves the float vectors from vec0 to a plain float table, leaving vec0 empty (a drop: a DELETE is seconds). */
-  private floatsToRows(space: string, dims: number): void {
-    const t = tables(space);
-    this.db.exec(`CREATE TABLE ${t.floats} (eid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)`);
-    this.db.exec(`INSERT INTO ${t.floats}(eid, embedding) SELECT rowid, embedding FROM ${t.f}`);
-    this.db.exec(`DROP TABLE ${t.f}`);
-    this.db.exec(`CREATE VIRTUAL TABLE ${t.f} USING vec0(embedding float[${dims}] distance_metric=cosine)`);
-  }
-
-  /** The float vectors (in vec0 or a float table) made re-scoring rows, a chunk at a time. */
-  private toRescoreRows(space: string, dims: number): void {
-    const t = tables(space);
-    if (!this.exists(t.floats)) this.floatsToRows(space, dims);
-    if (!this.exists(t.q8)) this.db.exec(`CREATE TABLE ${t.q8} (eid INTEGER PRIMARY KEY, q BLOB NOT NULL)`);
-    const read = this.db.prepare(`SELECT eid, embedding FROM ${t.floats} WHERE eid > ? ORDER BY eid LIMIT ${MOVE_CHUNK}`);
-    const write = this.db.prepare(`INSERT OR REPLACE INTO ${t.q8}(eid, q) VALUES (?, ?)`);
-    for (let after = 0; ; ) {
-      const rows = read.all(after) as Array<{ eid: number; embedding: Buffer }>;
-      if (!rows.length) break;
-      for (const r of rows) write.run(r.eid, toQ8(floatsOf(r.embedding)));
-      after = rows[rows.length - 1].eid;
-    }
-    this.db.exec(`DROP TABLE ${t.floats}`);
-  }
-
-  private exists(table: string): boolean {
-    return this.s.tableExists.get(table) !== undefined;
-  }
-
-  private dims(space: string): number {
-    const cur = this.s.space.get(space) as { dims: number } | undefined;
-    if (!cur) throw new Error(`vector space ${space} is not open`);
-    return cur.dims;
+  /** Switches the bit table on (filled from the float vectors) or off. */
+  setBinary(space: string, on: boolean): void {
+    this.layout.setBinary(space, on);
   }
 
   private statements(space: string): SpaceStatements {
@@ -268,7 +172,7 @@ export class VectorStore {
     const binary = this.hasBinary(space);
     // With the bits on, the re-scoring rows; in a read-only index made before them, its float
     // rows (`rowDistance` reads either), or, older still, vec0 itself.
-    const rows = !binary ? null : this.exists(t.q8) ? { table: t.q8, col: 'q' } : this.exists(t.floats) ? { table: t.floats, col: 'embedding' } : null;
+    const rows = !binary ? null : this.layout.exists(t.q8) ? { table: t.q8, col: 'q' } : this.layout.exists(t.floats) ? { table: t.floats, col: 'embedding' } : null;
     const p = (sql: string) => this.db.prepare(sql);
     st = {
       delF: p(rows ? `DELETE FROM ${rows.table} WHERE eid = ?` : `DELETE FROM ${t.f} WHERE rowid = ?`),
@@ -288,49 +192,6 @@ export class VectorStore {
     };
     this.prepared.set(space, st);
     return st;
-  }
-
-  /** Binary quantization needs a width that is a multiple of 8 (whole bytes). */
-  static binaryPossible(dims: number): boolean {
-    return dims % 8 === 0;
-  }
-
-  hasBinary(space: string): boolean {
-    return this.exists(tables(space).b);
-  }
-
-  /** Switches the bit table on (filled from the float vectors) or off. */
-  setBinary(space: string, on: boolean): void {
-    const t = tables(space);
-    if (on === this.hasBinary(space)) return;
-    this.prepared.delete(space);
-    if (!on) {
-      this.db.transaction(() => {
-        if (this.exists(t.floats)) {
-          this.db.exec(`INSERT INTO ${t.f}(rowid, embedding) SELECT eid, embedding FROM ${t.floats}`);
-          this.db.exec(`DROP TABLE ${t.floats}`);
-        }
-        if (this.exists(t.q8)) {
-          // Back into vec0 as the rows' directions (all cosine reads of them).
-          const read = this.db.prepare(`SELECT eid, q FROM ${t.q8} WHERE eid > ? ORDER BY eid LIMIT ${MOVE_CHUNK}`);
-          const write = this.db.prepare(`INSERT INTO ${t.f}(rowid, embedding) VALUES (?, ?)`);
-          for (let after = 0; ; ) {
-            const rows = read.all(after) as Array<{ eid: number; q: Buffer }>;
-            if (!rows.length) break;
-            for (const r of rows) write.run(BigInt(r.eid), fromQ8(r.q));
-            after = rows[rows.length - 1].eid;
-          }
-          this.db.exec(`DROP TABLE ${t.q8}`);
-        }
-        this.db.exec(`DROP TABLE IF EXISTS ${t.b}`);
-        this.s.bumpBits.run(space);
-      })();
-      this.bits.delete(space);
-      return;
-    }
-    const dims = this.dims(space);
-    if (!VectorStore.binaryPossible(dims)) throw new Error(`binary vectors need a width divisible by 8, got ${dims}`);
-    this.db.transaction(() => this.createBits(space))();
   }
 
   /** Eids of entities without an up-to-date vector in this space, oldest first. */
@@ -387,7 +248,7 @@ export class VectorStore {
   /** Stores vectors (replacing older ones of the same entities) in one transaction. */
   put(space: string, items: VectorItem[]): void {
     if (!items.length) return;
-    const dims = this.dims(space);
+    const dims = this.layout.dims(space);
     const { delF, insF, q8, upserts, delB, insB } = this.statements(space);
     const changed: Array<{ eid: number; bits: Uint8Array | null }> = [];
     this.db.transaction(() => {
@@ -464,7 +325,7 @@ export class VectorStore {
     const version = this.bitsVersion(space);
     const held = this.bits.get(space);
     if (held && held.version === version) return held.index;
-    const width = this.dims(space) / 8;
+    const width = this.layout.dims(space) / 8;
     let index = this.snapshots.read(space, version, width);
     if (!index) {
       index = new BitIndex(width);
@@ -484,11 +345,11 @@ export class VectorStore {
    */
   saveBits(space: string, onlyIfHeld = false): void {
     if (onlyIfHeld && !this.bits.has(space)) return;
-    if (!this.s.space.get(space) || !this.exists(tables(space).f)) return;
+    if (!this.s.space.get(space) || !this.layout.exists(tables(space).f)) return;
     const st = this.statements(space);
     if (!st.allB) return;
     const version = this.bitsVersion(space);
-    const width = this.dims(space) / 8;
+    const width = this.layout.dims(space) / 8;
     if (this.snapshots.has(space, version, width)) return;
     this.snapshots.write(space, version, this.heldBits(space, st.allB));
   }
@@ -498,7 +359,7 @@ export class VectorStore {
    * memory): a server does it once its queues are empty, so that first search does not.
    */
   warm(space: string, counts = true): void {
-    if (!this.s.space.get(space) || !this.exists(tables(space).f)) return;
+    if (!this.s.space.get(space) || !this.layout.exists(tables(space).f)) return;
     if (counts) this.counts(space);
     const st = this.statements(space);
     if (st.allB) this.heldBits(space, st.allB);
@@ -506,9 +367,9 @@ export class VectorStore {
 
   /** The stored vectors of `eids`, each of unit length (an eid without one is left out). */
   vectorsOf(space: string, eids: readonly number[]): Float32Array[] {
-    if (!eids.length || !this.s.space.get(space) || !this.exists(tables(space).f)) return [];
+    if (!eids.length || !this.s.space.get(space) || !this.layout.exists(tables(space).f)) return [];
     const st = this.statements(space);
-    const dims = this.dims(space);
+    const dims = this.layout.dims(space);
     const rows = st.rowsOf
       ? (st.rowsOf.all(JSON.stringify(eids)) as Array<{ v: Buffer }>)
       : eids.map((eid) => st.vecOf.get(BigInt(eid)) as { v: Buffer } | undefined).filter((r): r is { v: Buffer } => !!r);
@@ -532,7 +393,7 @@ export class VectorStore {
    * ~110 ms).
    */
   knn(space: string, query: Float32Array, k: number, opts: { binary?: boolean; rescore?: number } = {}): VectorHit[] {
-    if (!this.s.space.get(space) || !this.exists(tables(space).f)) return [];
+    if (!this.s.space.get(space) || !this.layout.exists(tables(space).f)) return [];
     const n = Math.max(0, Math.min(MAX_KNN, Math.floor(k)));
     if (n === 0) return [];
     const st = this.statements(space);
