@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pythonStdlib } from './corpora';
+import { median, percentile } from './stats';
 
 const RUNS = Number(process.env.NSCCN_BENCH_RUNS ?? 20);
 const CLI = process.env.NSCCN_BENCH_CLI ?? path.join(__dirname, '..', 'src', 'cli', 'main.js');
@@ -61,8 +62,6 @@ function run(args: string[]): Run {
   };
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const median = (xs: number[]) => pct([...xs].sort((a, b) => a - b), 50);
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
 /** p50 / p95 of the wall clock, and the median of every step reported. */
@@ -73,7 +72,7 @@ function summarize(runs: Run[], goalMs?: number): Record<string, unknown> {
   for (const key of new Set(runs.flatMap((r) => Object.keys(r.timing?.steps ?? {})))) steps[key] = r1(median(runs.map((r) => r.timing?.steps[key] ?? 0)));
   for (const key of new Set(runs.flatMap((r) => Object.keys(r.timing?.engine ?? {})))) engine[key] = r1(median(runs.map((r) => r.timing?.engine[key] ?? 0)));
   const cpu = runs.every((r) => r.cpuMs !== null) ? { cpuP50ms: r1(median(runs.map((r) => r.cpuMs!))), rssP50MB: median(runs.map((r) => r.rssMB!)) } : {};
-  return { runs: runs.length, p50ms: r1(pct(ms, 50)), p95ms: r1(pct(ms, 95)), ...cpu, ...(goalMs ? { goalP50ms: goalMs } : {}), steps, engine };
+  return { runs: runs.length, p50ms: r1(percentile(ms, 50)), p95ms: r1(percentile(ms, 95)), ...cpu, ...(goalMs ? { goalP50ms: goalMs } : {}), steps, engine };
 }
 
 export async function benchCli(): Promise<Record<string, unknown>> {

@@ -12,13 +12,13 @@ import { LANGUAGES, languageForPath } from '../src/engine/languages/registry';
 import { Parsers } from '../src/engine/parse/parsers';
 import { INDEX_PHASES, type IndexPhase, type IndexProfile } from '../src/engine/workspace/profile';
 import { pythonFiles, pythonStdlib, writeResult } from './corpora';
+import { median } from './stats';
 
 const SKIP = ['site-packages', 'dist-packages'];
 
 const cpuSeconds = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1e6;
 /** Edits after the first whose re-index is timed (the median is reported). */
 const ONE_CHANGED_EDITS = 11;
-const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const WORKER_PHASES: IndexPhase[] = ['read', 'parse', 'extract', 'encode'];
 
 /**
@@ -107,8 +107,7 @@ export async function benchIndex(): Promise<Record<string, unknown>> {
     }
   }
   const skeletonSeconds = (performance.now() - ts) / 1000;
-  reductions.sort((a, b) => a - b);
-  const median = reductions.length ? reductions[Math.floor(reductions.length / 2)] : 0;
+  const medianReduction = reductions.length ? median(reductions) : 0;
   await engine.close();
 
   // A CLI query right after one file changed: a new process re-indexes the file first, and the
@@ -172,7 +171,7 @@ export async function benchIndex(): Promise<Record<string, unknown>> {
     reindexPercentOfCold: +((100 * warmSeconds) / coldSeconds).toFixed(1),
     reindexParsed: again.parsed,
     reindexOneChangedSeconds: +oneChangedSeconds.toFixed(3),
-    reindexOneChangedMedianMs: +medianOf(editMs).toFixed(1),
+    reindexOneChangedMedianMs: +median(editMs).toFixed(1),
     reindexOneChangedEdits: editMs.length,
     reindexOneChangedParsed: oneChanged.parsed,
     // The same in a new process: `nsccn trace` on the function the edit added (process start,
@@ -191,7 +190,7 @@ export async function benchIndex(): Promise<Record<string, unknown>> {
     // Ours as a share of the floor (100 % would be parsing alone on both cores).
     coldPercentOfParseFloor: +((100 * parseFloorTwoCoresSeconds) / coldSeconds).toFixed(1),
     coldCpuOverParseCpu: +(coldCpuSeconds / parseCpuSeconds).toFixed(2),
-    skeletonMedianReduction: +median.toFixed(3),
+    skeletonMedianReduction: +medianReduction.toFixed(3),
     skeletonFiles: reductions.length,
     skeletonSecondsAllFiles: +skeletonSeconds.toFixed(2),
   };

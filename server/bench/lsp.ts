@@ -19,6 +19,7 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { pythonStdlib, writeResult } from './corpora';
+import { percentile } from './stats';
 
 const SKIP = ['site-packages', 'dist-packages'];
 
@@ -146,10 +147,6 @@ export function generatedModule(lines: number): { text: string; functions: numbe
     n++;
   }
   return { text: out.join('\n') + '\n', functions: n };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 /** didChange → updated outgoingCalls, on a generated file opened as a buffer. */

@@ -23,6 +23,7 @@ import { LspChild } from '../../clients/mcp/child';
 import { countTokens } from '../src/engine/skeleton/tokens';
 import { listDocumentedFunctions, sample, usableQuestion, type DocumentedFunction } from '../eval/stdlib-sample';
 import { pythonStdlib } from './corpora';
+import { percentile } from './stats';
 
 const SKIP = ['site-packages', 'dist-packages'];
 const FUNCTIONS = 50;
@@ -43,10 +44,6 @@ function copyStdlib(stdlib: string, to: string): void {
       return st.isDirectory() || (st.isFile() && /\.pyi?$/.test(src));
     },
   });
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 const round = (x: number, d = 2) => +x.toFixed(d);
