@@ -63,32 +63,40 @@ export class ResolutionQueries {
 
   /**
    * The typed references whose receiver type has one of `names` as a word (`\w+`): `Repo` is in
-   * `call:Repo`, not in `call:RepoView`. Every edit that moves a name asks, and what pays depends
-   * on how often: the first ask for one name scans the typed refs' index (stdlib 69K typed refs,
-   * ~5 ms; site-packages 220K, ~14 ms); the first for more reads the distinct types (8K, ~7 ms;
-   * 31K, ~37 ms) and tests each; the third makes an index of the kept types by word (~60 ms on
-   * site-packages) and from then on an ask is a lookup, well under a millisecond (against
-   * 33–54 ms there when every ask read and tested the types). A one-shot command asks once.
+   * `call:Repo`, not in `call:RepoView`. Every edit that moves a name asks. The first ask (all a
+   * one-shot command makes) scans (`typedRefsScanned`); from the second, the names are looked up
+   * in an index of the distinct types by word, made then (~60 ms on site-packages' 31K types)
+   * and kept: well under a millisecond an ask, against 20–45 ms there for a scan.
    */
-  typedRefsMentioning(names: string[]): Array<{ rid: number; rtype: string }> {
-    const known = this.knownTypes();
+  typedRefsMentioning(names: string[]): TypedRef[] {
     const wanted = new Set(names.filter((n) => n));
-    const first = known.asks++ === 0;
     if (!wanted.size) return [];
-    if (first && wanted.size === 1 && !known.types) {
+    const known = this.knownTypes();
+    if (known.asks++ === 0) return this.typedRefsScanned(known, wanted);
+    known.types ??= new Set(this.s.refTypes.all() as string[]);
+    known.byWord ??= typesByWord(known.types);
+    const types = new Set<string>();
+    for (const n of wanted) for (const t of known.byWord.get(n) ?? []) types.add(t);
+    return this.refsOfTypes([...types]);
+  }
+
+  /**
+   * `typedRefsMentioning` without an index: one name, a scan of the typed refs' index (stdlib
+   * 69K typed refs, ~5 ms; site-packages 220K, ~14 ms); more, each distinct type (8K, ~7 ms;
+   * 31K, ~37 ms) tested once, the types then kept for the index.
+   */
+  private typedRefsScanned(known: KnownTypes, wanted: ReadonlySet<string>): TypedRef[] {
+    if (wanted.size === 1) {
       const out = new Map<number, string>();
-      for (const n of wanted) for (const r of this.s.typedRefsMentioningOne.all(n) as Array<{ rid: number; rtype: string }>) if (hasWordOf(r.rtype, wanted)) out.set(r.rid, r.rtype);
+      for (const n of wanted) for (const r of this.s.typedRefsMentioningOne.all(n) as TypedRef[]) if (hasWordOf(r.rtype, wanted)) out.set(r.rid, r.rtype);
       return [...out].map(([rid, rtype]) => ({ rid, rtype }));
     }
-    known.types ??= new Set(this.s.refTypes.all() as string[]);
-    let types: string[];
-    if (known.byWord || known.asks > 2) {
-      known.byWord ??= typesByWord(known.types);
-      const found = new Set<string>();
-      for (const n of wanted) for (const t of known.byWord.get(n) ?? []) found.add(t);
-      types = [...found];
-    } else types = [...known.types].filter((t) => hasWordOf(t, wanted));
-    return types.length ? (this.s.refsOfTypes.all(JSON.stringify(types)) as Array<{ rid: number; rtype: string }>) : [];
+    known.types = new Set(this.s.refTypes.all() as string[]);
+    return this.refsOfTypes([...known.types].filter((t) => hasWordOf(t, wanted)));
+  }
+
+  private refsOfTypes(types: string[]): TypedRef[] {
+    return types.length ? (this.s.refsOfTypes.all(JSON.stringify(types)) as TypedRef[]) : [];
   }
 
   /** This connection wrote a reference with receiver type `rtype` (the file writer tells). */
@@ -190,6 +198,8 @@ export class ResolutionQueries {
   }
 }
 
+type TypedRef = { rid: number; rtype: string };
+
 interface KnownTypes {
   /** `data_version` when made: another connection's commit moves it. */
   version: number;
@@ -197,7 +207,7 @@ interface KnownTypes {
   asks: number;
   /** The distinct types, once read. */
   types: Set<string> | null;
-  /** The types by each of their words, from the third ask. */
+  /** The types by each of their words, from the second ask. */
   byWord: Map<string, string[]> | null;
 }
 
