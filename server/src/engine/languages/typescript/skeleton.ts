@@ -11,8 +11,6 @@ import { FUNCTION_VALUES } from './syntax';
 const WHOLE = new Set(['interface_declaration', 'type_alias_declaration', 'enum_declaration', 'function_signature', 'method_signature', 'abstract_method_signature', 'property_signature', 'index_signature', 'construct_signature', 'call_signature']);
 const STEP = '  ';
 const MAX_VALUE = 60;
-/** The first sentence of a line of prose, when more follows it. */
-const FIRST_SENTENCE = /^(.*?[a-z)`'"\]][.!?])\s+(?=[A-Z(`"'@{])/;
 
 class Writer {
   readonly lines: string[] = [];
@@ -83,12 +81,8 @@ function header(w: Writer, root: Node, level: DocsLevel): Node[] {
   const lines = comments
     .flatMap((c) => (c.startsWith('//') ? [c.slice(2)] : c.replace(/^\/\*/, '').replace(/\*\/$/, '').split('\n')))
     .map((l) => l.replace(/^\s*\*? ?/, '').trim());
-  const first = lines.findIndex((l) => l !== '');
-  if (first === -1) return nodes.slice(n);
-  const sentence = FIRST_SENTENCE.exec(lines[first]);
-  const line = sentence ? sentence[1] : lines[first];
-  const more = line !== lines[first] || lines.slice(first + 1).some((l) => l !== '');
-  w.push(`// ${line}${more ? ' ...' : ''}`);
+  const first = firstLine(lines);
+  if (first !== null) w.push(`// ${first}`);
   return nodes.slice(n);
 }
 
@@ -229,10 +223,19 @@ export function jsdocAt(text: string, level: DocsLevel): string | null {
     .replace(/\*\/$/, '')
     .split('\n')
     .map((l) => l.replace(/^\s*\* ?/, '').trim());
+  const first = firstLine(lines);
+  return first === null ? null : `/** ${first} */`;
+}
+
+/**
+ * A comment's text lines at the `first-line` level: the first sentence of the first line that
+ * has text, with ` ...` when more follows; null when no line has text.
+ */
+function firstLine(lines: readonly string[]): string | null {
   const first = lines.findIndex((l) => l !== '');
   if (first === -1) return null;
-  const sentence = FIRST_SENTENCE.exec(lines[first]);
+  const sentence = /^(.*?[a-z)`'"\]][.!?])\s+(?=[A-Z(`"'@{])/.exec(lines[first]);
   const line = sentence ? sentence[1] : lines[first];
   const more = line !== lines[first] || lines.slice(first + 1).some((l) => l !== '');
-  return `/** ${line}${more ? ' ...' : ''} */`;
+  return `${line}${more ? ' ...' : ''}`;
 }
