@@ -264,6 +264,13 @@ function hasSchema(db: Db): boolean {
 /** 16 MB: a bigger cache is RSS a server keeps; the OS file cache serves the rest about as fast. */
 export const CACHE_KIB = 16 * 1024;
 
+/**
+ * A key that moves with every write to the index, `data_version:total_changes`: another
+ * connection's commit moves the first, a row this connection inserts, updates or deletes
+ * (rolled back or not) the second. What is read from the index can be kept while it stays.
+ */
+export const CHANGE_KEY_SQL = "SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes()";
+
 function connect(dbPath: string): Db {
   const db = new Database(dbPath, { timeout: 5000, nativeBinding: nativeBinding() });
   try {

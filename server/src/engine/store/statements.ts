@@ -1,7 +1,7 @@
 // Every statement the store runs, prepared once per connection, when first used. Kept apart
 // from store.ts so that file reads as what the store does, not as SQL text.
 import type { Statement } from 'better-sqlite3';
-import type { Db } from './db';
+import { CHANGE_KEY_SQL, type Db } from './db';
 
 const ENTITY_COLS = `e.eid, e.id, e.kind, e.name, e.qname, f.path AS path, e.parent, e.sr, e.sc, e.er, e.ec,
   e.nsr, e.nsc, e.ner, e.nec, e.signature, e.docstring, e.decorators`;
@@ -85,8 +85,7 @@ export function prepareStatements(db: Db) {
     typedRefsMentioningOne: () => p('SELECT rid, rtype FROM refs WHERE rtype IS NOT NULL AND instr(rtype, ?) > 0'),
     // Other connections' commits move it (this one's do not).
     dataVersion: () => p('PRAGMA data_version').pluck(),
-    // Moves with any write: another connection's commit (data_version), a row this one changed.
-    changeKey: () => p("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes()").pluck(),
+    changeKey: () => p(CHANGE_KEY_SQL).pluck(),
     aliasesOfMember: () => p('SELECT DISTINCT local FROM imports WHERE member = ? AND local IS NOT NULL AND local <> member'),
     pathsUnder: () => p(`SELECT path FROM files WHERE substr(path, 1, length(@dir) + 1) = @dir || '/'`),
     deleteEdgesIntoEid: () => p('DELETE FROM edges WHERE dst = ?'),

@@ -375,10 +375,9 @@ export class Store {
   }
 
   /**
-   * `read()`, or what it gave last time if nothing was written to the index since: no commit by
-   * another connection (`data_version`) and no row changed by this one (`total_changes()`,
-   * which moves on every insert, update and delete, rolled back or not). Never inside a
-   * transaction: what it reads there may yet be rolled back.
+   * `read()`, or what it gave last time if nothing was written to the index since (the change
+   * key, db.ts `CHANGE_KEY_SQL`). Never inside a transaction: what it reads there may yet be
+   * rolled back.
    */
   private unchanged<K extends keyof Unchanged>(what: K, read: () => NonNullable<Unchanged[K]>): NonNullable<Unchanged[K]> {
     if (this.db.inTransaction) return read();

@@ -14,7 +14,7 @@
 import type { Statement } from 'better-sqlite3';
 import { BitIndex, signBits } from './bits';
 import { BitsSnapshots } from './bits-snapshot';
-import { loadVectorExtension, type Db } from './db';
+import { CHANGE_KEY_SQL, loadVectorExtension, type Db } from './db';
 import type { EntityDbRow } from './read-rows';
 import { fromQ8, norm, rowDistance, toQ8 } from './q8';
 import { floatsOf, tables, VectorLayout } from './vector-tables';
@@ -125,8 +125,7 @@ export class VectorStore {
       deleteItem: p('DELETE FROM vec_items WHERE space = ? AND eid = ?'),
       putItem: p('INSERT OR REPLACE INTO vec_items(space, eid, id, hash) VALUES (?, ?, ?, ?)'),
       tableExists: p("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?"),
-      // Moves whenever any connection commits (data_version: the others; total_changes: this one).
-      changeKey: p('SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c'),
+      changeKey: p(CHANGE_KEY_SQL).pluck(),
       // Every write to a space's bits bumps its version: a process holding the bits in memory
       // sees another's writes (or another VectorStore's on the same connection) and reloads.
       bitsVersion: p('SELECT v FROM vec_bits_version WHERE space = ?'),
@@ -236,13 +235,9 @@ export class VectorStore {
     return this.totalCache.n;
   }
 
-  /**
-   * Moves with every commit to the database: `data_version` (other connections' commits) then
-   * `total_changes` (this connection's), as `v:c`.
-   */
+  /** Moves with every write to the index (db.ts `CHANGE_KEY_SQL`, `v:c`). */
   changeKey(): string {
-    const r = this.s.changeKey.get() as { v: number; c: number };
-    return `${r.v}:${r.c}`;
+    return this.s.changeKey.get() as string;
   }
 
   /** Stores vectors (replacing older ones of the same entities) in one transaction. */
