@@ -2,7 +2,7 @@
 // shipped table itself putting related code near related prose.
 import * as fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeStaticTable, defaultStaticTablePath, encodeStaticTable } from '../server/src/engine/embed/static-asset';
+import { decodeStaticTable, defaultStaticTablePath, encodeStaticTable, tableDigest } from '../server/src/engine/embed/static-asset';
 import { StaticEmbedder } from '../server/src/engine/embed/static-embedder';
 import { segment, staticWords, stem, wordRows } from '../server/src/engine/embed/terms';
 import { embeddingText } from '../server/src/engine/embed/text';
@@ -68,12 +68,29 @@ describe('table file', () => {
   it('round-trips and rejects what is not a table', () => {
     const t = { header: { dims: 2, words: 2, note: 'x' }, vocab: ['a', 'b'], idf: Float32Array.of(1, 2), scale: Float32Array.of(0.5, 0.25), vectors: Int8Array.of(1, -2, 3, 127) };
     const back = decodeStaticTable(encodeStaticTable(t));
-    expect(back.header).toEqual(t.header);
+    expect(back.header).toEqual({ ...t.header, digest: tableDigest(t) });
     expect(back.vocab).toEqual(t.vocab);
     expect([...back.idf]).toEqual([1, 2]);
     expect([...back.vectors]).toEqual([1, -2, 3, 127]);
     expect(() => decodeStaticTable(Buffer.from('hello world, not a table'))).toThrow(/bad magic/);
     expect(() => decodeStaticTable(encodeStaticTable(t).subarray(0, 30))).toThrow(/truncated/);
+  });
+
+  it('carries its digest: the embedder id a table read back has is the one its arrays hash to', () => {
+    const t = { header: { dims: 2, words: 2 }, vocab: ['a', 'b'], idf: Float32Array.of(1, 2), scale: Float32Array.of(0.5, 0.25), vectors: Int8Array.of(1, -2, 3, 127) };
+    const read = new StaticEmbedder(decodeStaticTable(encodeStaticTable(t)));
+    expect(read.id).toBe(new StaticEmbedder(t).id); // the header's digest, or the arrays hashed when a table has none
+    expect(read.id).toContain(tableDigest(t).slice(0, 12));
+    // A retrained row is another digest, whatever digest the header it was given held.
+    const retrained = { ...t, header: { ...t.header, digest: tableDigest(t) }, vectors: Int8Array.of(1, -2, 3, 126) };
+    expect(new StaticEmbedder(decodeStaticTable(encodeStaticTable(retrained))).id).not.toBe(read.id);
+    const forged = Buffer.from(encodeStaticTable(t).toString('latin1').replace(/"digest":"[0-9a-f]{64}"/, `"digest":"${'x'.repeat(64)}"`), 'latin1');
+    expect(() => decodeStaticTable(forged)).toThrow(/invalid digest/);
+  });
+
+  it('the shipped table carries the digest of its arrays', () => {
+    const shipped = decodeStaticTable(fs.readFileSync(defaultStaticTablePath()!));
+    expect(shipped.header.digest).toBe(tableDigest(shipped));
   });
 
   it('carries a query side: queries are embedded with its rows, code with the code rows', async () => {

@@ -2,7 +2,7 @@
 // one binary file, written by server/eval/train-static.ts and read at start-up.
 //
 //   "NSCCNSE1"                     8 bytes magic
-//   u32 LE n, n bytes              JSON header: {dims, words, ...provenance}
+//   u32 LE n, n bytes              JSON header: {dims, words, digest, ...provenance}
 //   u32 LE n, n bytes              vocabulary, UTF-8, one word per line, row order
 //   f32 LE × words                 inverse document frequency of each word
 //   f32 LE × words                 int8 scale of each row (value = int8 · scale)
@@ -13,7 +13,13 @@
 //
 // int8 rows with one scale each keep the file at about a quarter of float32 for a loss of
 // precision far below what averaging word vectors cares about.
+//
+// `digest` (written by `encodeStaticTable`) is the SHA-256 of the rows, scales and IDF: the
+// embedder's id, which decides whether stored vectors are current. Hashing the 3.4 MB at every
+// start was ~8 ms of each `nsccn search` (node:crypto's load and the hash); a table without
+// one (an older file) is hashed when read.
 import * as fs from 'node:fs';
+import { nodeCrypto } from '../digest';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -23,6 +29,8 @@ const LITTLE_ENDIAN = os.endianness() === 'LE';
 export interface StaticTableHeader {
   dims: number;
   words: number;
+  /** `tableDigest` of the arrays, hex; absent from tables written before it was. */
+  digest?: string;
   [provenance: string]: unknown;
 }
 
@@ -46,7 +54,7 @@ export function encodeStaticTable(t: StaticTable): Buffer {
     throw new Error('static table: the query side disagrees with the header');
   }
   if (t.vocab.some((w) => w.includes('\n'))) throw new Error('static table: a word contains a newline');
-  const header = Buffer.from(JSON.stringify(t.header), 'utf8');
+  const header = Buffer.from(JSON.stringify({ ...t.header, digest: tableDigest(t) }), 'utf8');
   const vocab = Buffer.from(t.vocab.join('\n'), 'utf8');
   const u32 = (n: number) => {
     const b = Buffer.alloc(4);
@@ -91,6 +99,7 @@ export function decodeStaticTable(buf: Buffer): StaticTable {
   const header = JSON.parse(block('header').toString('utf8')) as StaticTableHeader;
   const { dims, words } = header;
   if (!Number.isInteger(dims) || dims <= 0 || !Number.isInteger(words) || words <= 0) throw new Error('static table header is invalid');
+  if (header.digest !== undefined && !/^[0-9a-f]{64}$/.test(String(header.digest))) throw new Error('static table header has an invalid digest');
   const vocab = block('vocabulary').toString('utf8').split('\n');
   if (vocab.length !== words) throw new Error(`static table vocabulary has ${vocab.length} words, header says ${words}`);
   const f32 = (n: number, what: string) => {
@@ -109,20 +118,33 @@ export function decodeStaticTable(buf: Buffer): StaticTable {
   const idf = f32(words, 'idf');
   const scale = f32(words, 'scales');
   need(words * dims, 'vectors');
-  const vectors = new Int8Array(words * dims);
-  vectors.set(new Int8Array(buf.buffer, buf.byteOffset + at, words * dims));
+  // Views on the file's bytes, not copies (int8 needs no alignment): the buffer is the table's.
+  const vectors = new Int8Array(buf.buffer, buf.byteOffset + at, words * dims);
   at += words * dims;
   let query: StaticTable['query'];
   if (header.query) {
     const qScale = f32(words, 'query scales');
     need(words * dims, 'query vectors');
-    const qVectors = new Int8Array(words * dims);
-    qVectors.set(new Int8Array(buf.buffer, buf.byteOffset + at, words * dims));
+    const qVectors = new Int8Array(buf.buffer, buf.byteOffset + at, words * dims);
     at += words * dims;
     query = { scale: qScale, vectors: qVectors };
   }
   if (at !== buf.length) throw new Error(`static table has ${buf.length - at} unexpected trailing bytes`);
   return { header, vocab, idf, scale, vectors, ...(query ? { query } : {}) };
+}
+
+/** SHA-256 (hex) of what the vectors are made of: code-side vectors, scales and IDF, then the query side's. */
+export function tableDigest(t: Omit<StaticTable, 'header' | 'vocab'>): string {
+  const h = nodeCrypto().createHash('sha256');
+  const bytes = (a: ArrayBufferView) => h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  bytes(t.vectors);
+  bytes(t.scale);
+  bytes(t.idf);
+  if (t.query) {
+    bytes(t.query.vectors);
+    bytes(t.query.scale);
+  }
+  return h.digest('hex');
 }
 
 /**

@@ -2,11 +2,10 @@
 // its words in the static code-embedding table (trained once on real Python code, see
 // server/eval/train-static.ts), normalized. Words outside the table are ignored; a text with
 // no known word gets no direction (a zero vector), which matches nothing.
-import { nodeCrypto } from '../digest';
 import * as fs from 'node:fs';
 import type { EmbeddableEntity } from '../store/vectors';
 import type { Embedder, EmbedRole, UnreadWords } from './embedder';
-import { decodeStaticTable, type StaticTable } from './static-asset';
+import { decodeStaticTable, tableDigest, type StaticTable } from './static-asset';
 import { splitIdentifier } from '../store/words';
 import { identifiersOf, staticWords, wordRows } from './terms';
 
@@ -59,16 +58,8 @@ export class StaticEmbedder implements Embedder {
     // re-embeds the workspace; e3: a table may have a query side (queries and code embedded by
     // different rows); e4: words the table lacks are split into words it has (`segment`); e5:
     // an entity's messages (its literals) are in its vector.
-    const h = nodeCrypto().createHash('sha256');
-    const bytes = (a: ArrayBufferView) => h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
-    bytes(table.vectors);
-    bytes(table.scale);
-    bytes(table.idf);
-    if (table.query) {
-      bytes(table.query.vectors);
-      bytes(table.query.scale);
-    }
-    this.id = `static-e5-${table.header.words}x${table.header.dims}${table.query ? 'q' : ''}-${h.digest('hex').slice(0, 12)}`;
+    const digest = typeof table.header.digest === 'string' ? table.header.digest : tableDigest(table);
+    this.id = `static-e5-${table.header.words}x${table.header.dims}${table.query ? 'q' : ''}-${digest.slice(0, 12)}`;
   }
 
   static load(file: string): StaticEmbedder {
