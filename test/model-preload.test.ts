@@ -3,7 +3,7 @@
 // on disk writes nothing. Either way an edit gives the graph a cold index would.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
 import { ModelLoader } from '../server/src/engine/graph/model-from-store';
 import { SymbolModel } from '../server/src/engine/graph/model';
@@ -34,6 +34,48 @@ function contents(m: SymbolModel): unknown {
   const files = [...m.files.entries()].map(([f, s]) => [f, s.module, JSON.stringify(s.bindings), JSON.stringify(s.attrTypes)]);
   return { ids: [...m.byId.entries()].map(([id, e]) => [id, JSON.stringify(e)]), files };
 }
+
+describe('the symbol model read by another thread', () => {
+  test('is the model this thread reads, and this thread runs no statement for it', async () => {
+    const engine = await chain();
+    const here = new SymbolModel();
+    new ModelLoader(here, engine.store, Infinity).rest();
+    const rows = vi.spyOn(engine.store, 'modelRows');
+    const threaded = new SymbolModel();
+    new ModelLoader(threaded, engine.store, 0).rest();
+    expect(rows).not.toHaveBeenCalled();
+    expect(threaded.files.size).toBe(107);
+    expect(contents(threaded)).toEqual(contents(here));
+    await engine.close();
+  });
+
+  test('after a slice read here, and when the reader fails midway: this thread reads the rest', async () => {
+    const engine = await chain();
+    const here = new SymbolModel();
+    new ModelLoader(here, engine.store, Infinity).rest();
+    // One slice in the background (a server's preload), then the rest by the reader.
+    const sliced = new SymbolModel();
+    const loader = new ModelLoader(sliced, engine.store, 0);
+    expect(loader.step(0)).toBe(false);
+    loader.rest();
+    expect(contents(sliced)).toEqual(contents(here));
+    // A reader that gives 40 files and dies.
+    const real = engine.store.modelRowsFromReader.bind(engine.store);
+    vi.spyOn(engine.store, 'modelRowsFromReader').mockImplementation((after) =>
+      (function* () {
+        let n = 0;
+        for (const r of real(after)!) {
+          if (n++ === 40) throw new Error('reader died');
+          yield r;
+        }
+      })(),
+    );
+    const failed = new SymbolModel();
+    new ModelLoader(failed, engine.store, 0).rest();
+    expect(contents(failed)).toEqual(contents(here));
+    await engine.close();
+  });
+});
 
 describe('the symbol model read in slices', () => {
   test('is the model read at once', async () => {

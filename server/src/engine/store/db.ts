@@ -213,7 +213,7 @@ let addonPath: string | undefined | null = null;
  * place: the package then looks for it itself (from a bundle it may not find it, and its error
  * lists where it looked).
  */
-function nativeBinding(): string | undefined {
+export function nativeBinding(): string | undefined {
   if (addonPath === null) {
     addonPath = undefined;
     try {

@@ -6,14 +6,19 @@ import type { ConfigKind, ReceiverKind } from '../languages/types';
 import type { BulkLoad } from './bulk-load';
 import { decodeCallArgs } from './call-args-row';
 import { parseModelRows, type CallArgsTuple, type ModelFileRows, type ModelRowsJson, type RefDbRow, type RefResolveRow } from './read-rows';
-import type { Statements } from './statements';
+import { MODEL_ROWS_AFTER, type Statements } from './statements';
 import { hasWordOf } from './words';
+import { nativeBinding, type Db } from './db';
+import { rowsFromReader } from './model-rows-reader';
 
 export class ResolutionQueries {
   /** Receiver types as `typedRefsMentioning` knows them (null: not read yet). */
   private typesKnown: KnownTypes | null = null;
 
-  constructor(private readonly s: Statements) {}
+  constructor(
+    private readonly s: Statements,
+    private readonly db: Db,
+  ) {}
 
   /**
    * What the symbol model holds of each file (entities, import bindings, attribute types), file
@@ -25,6 +30,19 @@ export class ResolutionQueries {
    */
   *modelRows(after = '', limit = -1): Generator<[fid: number, rows: ModelFileRows]> {
     for (const row of this.s.modelRows.iterate(after, limit) as IterableIterator<ModelRowsJson>) yield [row[0], parseModelRows(row)];
+  }
+
+  /**
+   * `modelRows(after)` of every file left, read by a worker thread while the caller builds from
+   * them (model-rows-reader.ts). Throws when the reader fails; rows yielded before are sound.
+   * Null for an index that is not a file (another connection could not see it).
+   */
+  modelRowsFromReader(after = ''): Generator<[fid: number, rows: ModelFileRows]> | null {
+    const dbPath = this.db.name;
+    if (!dbPath || dbPath === ':memory:' || this.db.memory) return null;
+    return (function* (rows) {
+      for (const row of rows) yield [row[0], parseModelRows(row)] as [number, ModelFileRows];
+    })(rowsFromReader({ dbPath, sql: MODEL_ROWS_AFTER, after, sqlite: require.resolve('better-sqlite3'), binding: nativeBinding() }));
   }
 
   /** One file's call sites with argument types (none when it has no row). */

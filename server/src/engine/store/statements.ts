@@ -25,6 +25,9 @@ const MODEL_ROWS = `SELECT f.fid,
     (SELECT json_group_array(json_array(a.cls, a.attr, a.type, a.rowid)) FROM attr_types a WHERE a.fid = f.fid)
   FROM files f`;
 
+/** MODEL_ROWS from the file after a path on, at most a number of files (-1: all), in path order. */
+export const MODEL_ROWS_AFTER = `${MODEL_ROWS} WHERE f.path > ? ORDER BY f.path LIMIT ?`;
+
 export type Statements = ReturnType<typeof prepareStatements>;
 
 export function prepareStatements(db: Db) {
@@ -120,7 +123,7 @@ export function prepareStatements(db: Db) {
       (SELECT count(DISTINCT r.src) FROM edges x JOIN refs r ON r.rid = x.rid WHERE x.dst = e.eid AND r.relation = 'CALLS') AS callers
       FROM entities e WHERE e.eid IN (SELECT value FROM json_each(?))`),
     // What the symbol model holds of each file, one JSON array per table (read-rows.ts ModelFileRows), file by file in path order.
-    modelRows: () => p(`${MODEL_ROWS} WHERE f.path > ? ORDER BY f.path LIMIT ?`).raw(),
+    modelRows: () => p(MODEL_ROWS_AFTER).raw(),
     callArgsOfPath: () => p('SELECT c.calls FROM call_args c JOIN files f ON f.fid = c.fid WHERE f.path = ?').pluck(),
     pathsReferring: () => p('SELECT DISTINCT f.path FROM refs r JOIN files f ON f.fid = r.fid WHERE r.last = ?').pluck(),
     refByRid: () => p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),

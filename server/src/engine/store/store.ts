@@ -63,7 +63,7 @@ export class Store {
       return lastWords;
     });
     this.s = prepareStatements(db);
-    this.resolution = new ResolutionQueries(this.s);
+    this.resolution = new ResolutionQueries(this.s, db);
     this.writer = new FileWriter(
       this.s,
       (eid) => this.lexicalWrite(eid),
@@ -280,6 +280,11 @@ export class Store {
 
   modelRows(after?: string, limit?: number): Generator<[fid: number, rows: ModelFileRows]> {
     return this.resolution.modelRows(after, limit);
+  }
+
+  /** `modelRows` of every file after `after`, read by another thread (null when it cannot be). */
+  modelRowsFromReader(after?: string): Generator<[fid: number, rows: ModelFileRows]> | null {
+    return this.resolution.modelRowsFromReader(after);
   }
 
   callArgsOf(path: string): CallArgsTuple[] {
