@@ -213,6 +213,15 @@ let addonPath: string | undefined | null = null;
  * place: the package then looks for it itself (from a bundle it may not find it, and its error
  * lists where it looked).
  */
+/** better-sqlite3's entry module, for another thread to open the index with (undefined when not resolvable from here). */
+export function sqliteModulePath(): string | undefined {
+  try {
+    return require.resolve('better-sqlite3');
+  } catch {
+    return undefined;
+  }
+}
+
 export function nativeBinding(): string | undefined {
   if (addonPath === null) {
     addonPath = undefined;

@@ -8,7 +8,7 @@ import { decodeCallArgs } from './call-args-row';
 import { parseModelRows, type CallArgsTuple, type ModelFileRows, type ModelRowsJson, type RefDbRow, type RefResolveRow } from './read-rows';
 import { MODEL_ROWS_AFTER, type Statements } from './statements';
 import { hasWordOf } from './words';
-import { nativeBinding, type Db } from './db';
+import { nativeBinding, sqliteModulePath, type Db } from './db';
 import { rowsFromReader } from './model-rows-reader';
 
 export class ResolutionQueries {
@@ -39,10 +39,11 @@ export class ResolutionQueries {
    */
   modelRowsFromReader(after = ''): Generator<[fid: number, rows: ModelFileRows]> | null {
     const dbPath = this.db.name;
-    if (!dbPath || dbPath === ':memory:' || this.db.memory) return null;
+    const sqlite = sqliteModulePath();
+    if (!dbPath || dbPath === ':memory:' || this.db.memory || !sqlite) return null;
     return (function* (rows) {
       for (const row of rows) yield [row[0], parseModelRows(row)] as [number, ModelFileRows];
-    })(rowsFromReader({ dbPath, sql: MODEL_ROWS_AFTER, after, sqlite: require.resolve('better-sqlite3'), binding: nativeBinding() }));
+    })(rowsFromReader({ dbPath, sql: MODEL_ROWS_AFTER, after, sqlite, binding: nativeBinding() }));
   }
 
   /** One file's call sites with argument types (none when it has no row). */
