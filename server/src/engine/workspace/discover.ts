@@ -115,6 +115,14 @@ export class IgnoreRules {
     return rules;
   }
 
+  /**
+   * What a walk read of `dir`: without a `.gitignore` entry it has no rules, known without a
+   * stat (one per folder: 5,400 in site-packages). One it has is read when first asked for.
+   */
+  listed(dir: string, hasGitignore: boolean): void {
+    if (!hasGitignore && !this.perDir.has(dir)) this.perDir.set(dir, null);
+  }
+
   /** Forget cached .gitignore contents and verdicts (after one changed). */
   reset(): void {
     this.perDir.clear();
@@ -140,7 +148,14 @@ export function discover(root: string, opts: DiscoveryOptions, rules = new Ignor
       skipped.push({ file: dir || '.', reason: `unreadable directory (${(e as NodeJS.ErrnoException).code ?? 'error'})` });
       continue;
     }
-    if (dir && entries.some((e) => e.name === 'pyvenv.cfg')) continue; // a virtualenv
+    let venv = false;
+    let gitignore = false;
+    for (const e of entries) {
+      if (e.name === 'pyvenv.cfg') venv = true;
+      else if (e.name === '.gitignore') gitignore = true;
+    }
+    if (dir && venv) continue; // a virtualenv
+    rules.listed(dir, gitignore);
     for (const ent of entries) {
       const rel = dir ? `${dir}/${ent.name}` : ent.name;
       let isDir = ent.isDirectory();
