@@ -1,5 +1,5 @@
 // The fallback workspace watcher: real files in a temp dir, real chokidar events.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -90,6 +90,30 @@ describe('WorkspaceWatcher', () => {
     seen.clear();
     while (seen.size < 2) for (const f of await next()) seen.add(f);
     expect([...seen].sort()).toEqual(['pkg/b.py', 'pkg/renamed.py']);
+  });
+
+  it('hears of a file it may want by name once it wants it (a project file read later), and never watches the others', async () => {
+    const root = tempRoot();
+    fs.writeFileSync(path.join(root, 'pkg', 'tsconfig.base.json'), '{}');
+    fs.writeFileSync(path.join(root, 'pkg', 'notes.txt'), 'x');
+    const wanted = new Set<string>();
+    const watchable = vi.fn((rel: string) => !rel.endsWith('.txt'));
+    const batches: string[][] = [];
+    const watcher = await WorkspaceWatcher.start({
+      root,
+      debounceMs: 50,
+      onChange: (files) => batches.push(files),
+      accept: (rel) => rel.endsWith('.py') || wanted.has(rel),
+      watchable,
+    });
+    cleanups.push(() => watcher.close());
+    expect(watchable).toHaveBeenCalledWith('pkg/notes.txt');
+    // Only after the start does a tsconfig's `extends` make the engine read it.
+    wanted.add('pkg/tsconfig.base.json');
+    fs.writeFileSync(path.join(root, 'pkg', 'tsconfig.base.json'), '{"compilerOptions": {}}');
+    const deadline = Date.now() + 5000;
+    while (!batches.flat().includes('pkg/tsconfig.base.json') && Date.now() < deadline) await sleep(50);
+    expect(batches.flat()).toContain('pkg/tsconfig.base.json');
   });
 
   it('stops reporting after close and flushes nothing late', async () => {

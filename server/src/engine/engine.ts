@@ -50,7 +50,7 @@ import { IndexUpkeep, type FileChange } from './workspace/upkeep';
 import { WorkspacePaths } from './workspace/workspace-paths';
 
 export type { FileChange } from './workspace/upkeep';
-export { watchGlobs } from './workspace/workspace-paths';
+export { mayBeWatched, watchGlobs } from './workspace/workspace-paths';
 export type { SkeletonRequest } from './source-views';
 
 // Loaded on first use: a query that diffs nothing does not load git or the diff's parse step.

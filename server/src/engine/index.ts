@@ -1,6 +1,6 @@
 // The engine's front door: what the faces (language server, CLI, MCP adapter) may use. Anything
 // not exported here is the engine's own business and may change without them noticing.
-export { Engine, watchGlobs, DEFAULT_MAX_FILE_BYTES, type FileChange } from './engine';
+export { Engine, mayBeWatched, watchGlobs, DEFAULT_MAX_FILE_BYTES, type FileChange } from './engine';
 export type { EdgeRow, EngineOptions, EntityRow, GraphChange, IndexProgress, ModelSettings, Position, Range, TextChange } from './api';
 export { EngineError, fromStoreError, isEngineError, type ErrorCode } from './errors';
 export type { Span, Point } from './languages/types';

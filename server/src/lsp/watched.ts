@@ -9,7 +9,7 @@ import {
   type Connection,
   type DidChangeWatchedFilesParams,
 } from 'vscode-languageserver/node';
-import { watchGlobs, WorkspaceWatcher } from '../engine';
+import { mayBeWatched, watchGlobs, WorkspaceWatcher } from '../engine';
 import { describe, type Logger } from './errors';
 import type { Workspace, Workspaces } from './workspaces';
 
@@ -86,6 +86,7 @@ export class WatchedFiles {
         root: ws.root,
         ignore: (rel, isDir) => ws.engine.isIgnored(rel, isDir),
         accept: (rel) => ws.engine.isWatched(rel),
+        watchable: mayBeWatched,
         usePolling: this.usePolling,
         log: this.log,
         // The watcher only knows a path was touched; the disk says whether it is still there.

@@ -15,6 +15,11 @@ export interface WorkspaceWatcherOptions {
   ignore?: (relPath: string, isDir: boolean) => boolean;
   /** Files of interest (e.g. the extensions a language is registered for); default: all. */
   accept?: (relPath: string) => boolean;
+  /**
+   * Files that may ever be of interest, by name (decided once, when the watcher starts): the
+   * others are not watched at all. Default: all.
+   */
+  watchable?: (relPath: string) => boolean;
   /** Quiet time that ends a burst (default 100 ms). */
   debounceMs?: number;
   /** A burst is flushed at the latest after this long, even if events keep coming (default 1 s). */
@@ -49,9 +54,9 @@ export class WorkspaceWatcher {
       const rel = toRelative(root, absPath);
       if (rel === null) return false; // the root itself (or outside): never ignore
       if (ALWAYS_IGNORED.test(rel)) return true;
-      // A file nobody wants to hear of is not watched at all (its events would be dropped): in
-      // site-packages 14K of the 31K files.
-      if (stats && !stats.isDirectory() && options.accept && !options.accept(rel)) return true;
+      // A file nobody will want to hear of is not watched at all (its events would be dropped):
+      // in site-packages 14K of the 31K files.
+      if (stats && !stats.isDirectory() && options.watchable && !options.watchable(rel)) return true;
       if (!options.ignore) return false;
       // chokidar asks once without stats: only ignore then if the path is ignored either way.
       if (!stats) return options.ignore(rel, false) && options.ignore(rel, true);

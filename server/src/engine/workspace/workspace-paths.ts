@@ -115,6 +115,16 @@ export class WorkspacePaths {
   }
 }
 
+/**
+ * Whether a file could ever be `isWatched`, by its name alone (what a watcher decides once, when
+ * it starts): a language reads it, it is an ignore file, or it is of a kind project files are
+ * (every one a language reads is TOML, CFG or JSON: pyproject.toml, setup.cfg, package.json,
+ * tsconfig.json and what it extends).
+ */
+export function mayBeWatched(file: string): boolean {
+  return isIgnoreFile(file) || languageForPath(file) !== undefined || /\.(json|toml|cfg)$/.test(file);
+}
+
 /** A .gitignore: a change to one changes which files are indexed. */
 export function isIgnoreFile(rel: string): boolean {
   return rel === '.gitignore' || rel.endsWith('/.gitignore');
