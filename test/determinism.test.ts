@@ -31,6 +31,31 @@ describe('deterministic search', () => {
     expect(first.incomplete).toBeUndefined();
   });
 
+  test('a process that embeds what another wrote reports from the record it makes: saving the bits is no reason to count', async () => {
+    const dir = copyFixture('causal');
+    // Binary vectors: a one-shot process saves their snapshot for the next one before it ends.
+    const open = () => Engine.open({ root: dir, workers: 0, embeddings: { model: 'none', quantization: 'binary' }, lazy: true });
+    const counts = vi.spyOn(VectorStore.prototype, 'counts');
+    try {
+      const first = await open();
+      await first.indexWorkspace();
+      await first.finishEmbeddings();
+      await first.close();
+      fs.writeFileSync(path.join(dir, 'service/more.py'), 'def more_rows():\n    return 1\n');
+      const second = await open(); // `nsccn trace` after an edit: re-indexes, embeds nothing
+      await second.indexWorkspace();
+      await second.close();
+      const third = await open(); // `nsccn search`
+      counts.mockClear();
+      expect(await third.finishEmbeddings()).toEqual([{ stream: 'static', done: 44, total: 44, complete: true }]);
+      expect(counts).not.toHaveBeenCalled();
+      await third.close();
+    } finally {
+      counts.mockRestore();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a process that finds the vectors complete as recorded, and nothing written since, does not look for missing ones', async () => {
     const dir = copyFixture('causal');
     // Lazy, as the CLI opens it (a server also warms its search streams, which counts).

@@ -393,7 +393,12 @@ export class EmbeddingService {
         }
         // The bits whole for the next process's first search: a one-shot command now (it is
         // ending), a server when it closes (not per edit: the snapshot is megabytes).
-        if (this.oneShot) this.saveBits();
+        if (this.oneShot) {
+          this.saveBits();
+          // The snapshot is this connection's own write and moves no vector: still clean (else
+          // the progress asked at the end counts every entity and vector: stdlib ~80 ms).
+          if (this.cleanKey !== null) this.cleanKey = this.vectors.changeKey();
+        }
         for (const s of this.spaces) s.embedder.settled?.();
         if (this.warmWhenIdle) {
           this.warmWhenIdle = false;
