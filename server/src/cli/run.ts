@@ -174,9 +174,15 @@ export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
 /** Waits for the vector streams, with a progress bar on a terminal (entities embedded, all streams). */
 export async function finishVectors(engine: Engine, o: GlobalOptions): Promise<void> {
   const bar = progressBar(o, 'embedding [{bar}] {percentage}% {value}/{total} vectors ({streams})');
+  // No bar, no progress asked: asking counts every entity and vector once (stdlib ~80 ms,
+  // site-packages ~0.2 s), which a search after another process's edit paid for nothing.
+  if (!bar) {
+    await engine.finishEmbeddings();
+    return;
+  }
   let started = false;
   await engine.finishEmbeddings((progress) => {
-    if (!bar || !progress.length) return;
+    if (!progress.length) return;
     const done = progress.reduce((a, p) => a + Math.min(p.done, p.total), 0);
     const total = progress.reduce((a, p) => a + p.total, 0);
     const streams = progress.map((p) => p.stream).join(', ');
@@ -188,5 +194,5 @@ export async function finishVectors(engine: Engine, o: GlobalOptions): Promise<v
     bar.setTotal(total);
     bar.update(done, { streams });
   });
-  if (started) bar?.stop();
+  if (started) bar.stop();
 }
