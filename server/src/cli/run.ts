@@ -174,8 +174,8 @@ export async function runIndex(o: GlobalOptions): Promise<IndexSummary> {
 /** Waits for the vector streams, with a progress bar on a terminal (entities embedded, all streams). */
 export async function finishVectors(engine: Engine, o: GlobalOptions): Promise<void> {
   const bar = progressBar(o, 'embedding [{bar}] {percentage}% {value}/{total} vectors ({streams})');
-  // No bar, no progress asked: asking counts every entity and vector once (stdlib ~80 ms,
-  // site-packages ~0.2 s), which a search after another process's edit paid for nothing.
+  // No bar, no progress asked: while the streams fill, the first ask counts every entity and
+  // vector (stdlib ~80 ms, site-packages ~0.2 s), for a bar nobody would see.
   if (!bar) {
     await engine.finishEmbeddings();
     return;
