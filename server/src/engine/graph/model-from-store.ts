@@ -63,21 +63,12 @@ export class ModelLoader {
     let n = 0;
     const ahead = limit < 0 && this.byFid.size - this.taken >= this.readerFrom ? this.store.modelRowsFromReader(this.after) : null;
     if (ahead) {
-      try {
-        for (;;) {
-          let next: IteratorResult<[number, ModelFileRows]>;
-          try {
-            next = ahead.next();
-          } catch {
-            break; // the reader failed: this thread reads the rest, from the last file taken
-          }
-          if (next.done) return n;
-          n++;
-          this.take(...next.value);
-        }
-      } finally {
-        ahead.return(undefined);
+      for (const [fid, r] of ahead) {
+        n++;
+        this.take(fid, r);
       }
+      if (this.taken >= this.byFid.size) return n;
+      // It stopped short (a reader that fails ends early): this thread reads the rest.
     }
     for (const [fid, r] of this.store.modelRows(this.after, limit)) {
       n++;

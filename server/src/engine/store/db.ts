@@ -365,7 +365,9 @@ export function checkIntegrity(dbPath: string): Promise<string | null> {
       parentPort.postMessage(verdict);`;
     let worker: Worker;
     try {
-      worker = new (require('node:worker_threads') as typeof import('node:worker_threads')).Worker(code, { eval: true, workerData: { dbPath, sqlite: require.resolve('better-sqlite3') } });
+      const sqlite = sqliteModulePath();
+      if (!sqlite) throw new Error('better-sqlite3 is not resolvable from here');
+      worker = new (require('node:worker_threads') as typeof import('node:worker_threads')).Worker(code, { eval: true, workerData: { dbPath, sqlite } });
     } catch {
       resolve(null);
       return;

@@ -64,9 +64,9 @@ export interface ReaderOptions {
 }
 
 /**
- * The rows of every file after `after`, in path order, read by a worker. Throws when the worker
- * cannot start, fails, or falls silent; rows yielded before that are sound (the caller goes on
- * from the last file it took).
+ * The rows of every file after `after`, in path order, read by a worker. Ends early when the
+ * worker cannot start, fails, or falls silent: the rows yielded are sound, and the caller goes
+ * on from the last file it took.
  */
 export function* rowsFromReader(opts: ReaderOptions): Generator<ModelRowsJson> {
   const { Worker, MessageChannel, receiveMessageOnPort } = require('node:worker_threads') as typeof import('node:worker_threads');
@@ -87,17 +87,18 @@ export function* rowsFromReader(opts: ReaderOptions): Generator<ModelRowsJson> {
       const got = receiveMessageOnPort(port1);
       if (!got) {
         // Nothing yet: sleep until the worker counts another message (at once if it already did).
-        if (Atomics.wait(counter, 0, seen, 1000) === 'timed-out' && (waited += 1000) >= STALL_MS) throw new Error(`the model reader sent nothing for ${STALL_MS / 1000} s`);
+        if (Atomics.wait(counter, 0, seen, 1000) === 'timed-out' && (waited += 1000) >= STALL_MS) return; // silent too long
         continue;
       }
       waited = 0;
       Atomics.add(counter, 1, 1);
       Atomics.notify(counter, 1);
       const m = got.message as ModelRowsJson[] | { done: true } | { error: string };
-      if (Array.isArray(m)) yield* m;
-      else if ('error' in m) throw new Error(`the model reader failed: ${m.error}`);
-      else return;
+      if (!Array.isArray(m)) return; // done, or failed: `{ error }`
+      yield* m;
     }
+  } catch {
+    return; // the worker could not start
   } finally {
     port1.close();
     if (worker) void worker.terminate();

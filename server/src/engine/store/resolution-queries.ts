@@ -34,7 +34,7 @@ export class ResolutionQueries {
 
   /**
    * `modelRows(after)` of every file left, read by a worker thread while the caller builds from
-   * them (model-rows-reader.ts). Throws when the reader fails; rows yielded before are sound.
+   * them (model-rows-reader.ts). Ends early when the reader fails; the rows yielded are sound.
    * Null for an index that is not a file (another connection could not see it).
    */
   modelRowsFromReader(after = ''): Generator<[fid: number, rows: ModelFileRows]> | null {
