@@ -175,22 +175,65 @@ describe('bad ids and paths', () => {
     }
   });
 
-  test('an id written without its kind suggests the ids that only lack it, first', async () => {
+  test('the names people write name the entity: without its kind, a dotted module path, a pytest id, a file', () => {
+    for (const [written, meant] of [
+      ['shop/models.py:price_of', 'func:shop/models.py:price_of'],
+      ['shop/models.py:Order.total', 'method:shop/models.py:Order.total'],
+      ['function:shop/models.py:price_of', 'func:shop/models.py:price_of'],
+      ['shop.models.Order.total', 'method:shop/models.py:Order.total'],
+      ['shop.services.payments.charge', 'func:shop/services/payments.py:charge'],
+      ['shop/models.py::Order::total', 'method:shop/models.py:Order.total'],
+      ['shop.models', 'module:shop/models.py:models'],
+      ['shop/models.py', 'module:shop/models.py:models'],
+      // A package names what its modules define, when only one of them defines it.
+      ['shop.Order', 'class:shop/models.py:Order'],
+      ['shop.services.charge', 'func:shop/services/payments.py:charge'],
+      // A bare name that only one definition has.
+      ['add_item', 'method:shop/models.py:Order.add_item'],
+      ['validate_amount', 'func:shop/services/payments.py:validate_amount'],
+    ]) {
+      expect(ws.engine.entity(written).id, written).toBe(meant);
+    }
+    expect(ws.engine.trace({ id: 'shop.models.User.rename', direction: 'down', depth: 1 }).root).toBe('method:shop/models.py:User.rename');
+  });
+
+  test('a name several entities have lists them; a path outside the workspace names nothing', () => {
+    for (const [written, listed] of [
+      ['__init__', ['method:shop/base.py:Model.__init__', 'method:shop/models.py:Order.__init__', 'method:shop/models.py:User.__init__']],
+      ['shop.models.__init__', null],
+    ] as const) {
+      try {
+        ws.engine.entity(written);
+        expect.unreachable();
+      } catch (e) {
+        const err = e as { code: number; message: string; data: { suggestions: string[] } };
+        expect(err.code).toBe(ErrorCodes.UnknownEntity);
+        if (listed) {
+          expect(err.message).toMatch(new RegExp(`^${written} names \\d+ entities; give one id: `));
+          expect(err.data.suggestions).toEqual(expect.arrayContaining([...listed]));
+        } else expect(err.message).toMatch(/^unknown entity /);
+      }
+    }
+    expect(() => ws.engine.entity('../outside.py:main')).toThrow(/^unknown entity \.\.\/outside\.py:main/);
+  });
+
+  test('an id written without its kind or mistyped suggests the closest ids first, by name', async () => {
     // A one-letter name matches hundreds of ids: the one meant must not be lost among them.
     const many = Array.from({ length: 300 }, (_, i) => `class Fetcher${i}:\n    pass\n`).join('\n');
-    fs.writeFileSync(path.join(ws.root, 'shop', 'fill.py'), `${many}\n\ndef f():\n    pass\n`);
+    fs.writeFileSync(path.join(ws.root, 'shop', 'fill.py'), `${many}\n\ndef f():\n    pass\n\ndef g():\n    pass\n`);
     await ws.engine.indexWorkspace();
     try {
       for (const [written, meant] of [
-        ['shop/models.py:price_of', 'func:shop/models.py:price_of'],
-        ['shop/models.py:Order.total', 'method:shop/models.py:Order.total'],
-        ['shop/fill.py:f', 'func:shop/fill.py:f'],
+        ['shop/fill.py:F', 'func:shop/fill.py:f'],
+        ['shop.models.Order.totl', 'method:shop/models.py:Order.total'],
+        ['add_itemm', 'method:shop/models.py:Order.add_item'],
+        ['renam', 'method:shop/models.py:User.rename'],
       ]) {
         try {
           ws.engine.entity(written);
           expect.unreachable();
         } catch (e) {
-          expect((e as { data: { suggestions: string[] } }).data.suggestions[0]).toBe(meant);
+          expect((e as { data: { suggestions: string[] } }).data.suggestions[0], written).toBe(meant);
         }
       }
     } finally {

@@ -173,6 +173,14 @@ describe('trace_causal_path', () => {
     expect(keys).toEqual(['config:NSCCN_DEBUG', 'global:service/settings.py:DEBUG']);
   });
 
+  it('takes the names an agent copies from a traceback or an import, not only ids', async () => {
+    for (const name of ['shop.services.payments.charge', 'shop/services/payments.py:charge', 'charge']) {
+      const r = await shop.call('trace_causal_path', { entity_id: name, depth: 1 });
+      expect(r.isError, name).toBeFalsy();
+      expect((r.structuredContent as unknown as TraceResult).root).toBe('func:shop/services/payments.py:charge');
+    }
+  });
+
   it('an unknown id is a tool error naming the closest ids', async () => {
     const r = await shop.call('trace_causal_path', { entity_id: 'func:shop/services/checkout.py:checkou' });
     expect(r.isError).toBe(true);
@@ -260,7 +268,9 @@ describe('bad arguments', () => {
       ['search_and_rank', { query: 'x', colour: 'red' }, 'colour'],
       ['read_skeleton', { file_path: 42 }, 'file_path'],
       ['read_skeleton', { file_path: 'shop/nope.py' }, 'no file'],
-      ['trace_causal_path', { entity_id: 'charge' }, 'not an NSCCN entity id'],
+      ['trace_causal_path', { entity_id: ' ' }, 'entity_id'],
+      ['trace_causal_path', { entity_id: '../elsewhere/app.py:main' }, 'outside the workspace root'],
+      ['trace_causal_path', { entity_id: '/etc/app.py::test_main' }, 'outside the workspace root'],
       ['trace_causal_path', { entity_id: 'func:shop/services/payments.py:charge', direction: 'sideways' }, 'direction'],
       ['trace_causal_path', { entity_id: 'func:shop/services/payments.py:charge', depth: 99 }, 'depth'],
       ['open_surgical_window', { entity_id: 'func:shop/services/payments.py:charge', context_lines: -1 }, 'context_lines'],

@@ -48,17 +48,17 @@ export class Root {
     return { abs: real, rel, uri: pathToFileURL(real).href };
   }
 
-  /** Refuses an entity id whose file part leaves the root; returns the id unchanged. */
+  /**
+   * Refuses an entity id, or a name with a path in it (`src/app.py:main`, a pytest node id
+   * `tests/test_app.py::test_main`), whose file part leaves the root; returns it unchanged. A
+   * name without a path (`User.save`, `app.models.User.save`) is looked up by the server, inside
+   * its workspace.
+   */
   entityId(id: string): string {
+    if (!id.trim()) throw new ToolError('entity_id is empty', 'Find the id with search_and_rank or read_skeleton.');
     const parsed = parseEntityId(id);
-    if (!parsed) {
-      throw new ToolError(
-        `'${id}' is not an NSCCN entity id (the shape is kind:path:name, e.g. func:src/app.py:main or method:src/models.py:User.save)`,
-        'Find the id with search_and_rank or read_skeleton.',
-      );
-    }
-    if (parsed.file === null) return id; // config keys have no file
-    const file = parsed.file;
+    const file = parsed ? parsed.file : pathOfName(id);
+    if (file === null) return id; // config keys have no file
     const abs = path.resolve(this.real, file);
     if (path.isAbsolute(file) || !this.insideReal(abs)) throw refused(id, 'names a file outside the workspace root');
     const real = realpathOrNull(abs);
@@ -113,4 +113,11 @@ function refused(raw: string, why: string): ToolError {
 
 function toSlash(p: string): string {
   return p.split(path.sep).join('/');
+}
+
+/** The path part of a name written `path:qname` or `path::Class::test`; null for a name without one. */
+function pathOfName(name: string): string | null {
+  const pytest = name.indexOf('::');
+  const colon = pytest > 0 ? pytest : name.lastIndexOf(':');
+  return colon > 0 ? name.slice(0, colon) : null;
 }

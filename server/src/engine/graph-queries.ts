@@ -14,6 +14,7 @@ import { pathTraversal } from './graph/paths';
 import { traceTraversal, type TraceRequest } from './graph/trace';
 import { toEdge, toEntity } from './store/read-rows';
 import type { Store } from './store/store';
+import { findEntity } from './entity-names';
 import { suggestIds } from './suggest';
 import type { WorkspacePaths } from './workspace/workspace-paths';
 
@@ -26,18 +27,21 @@ export class GraphQueries {
     private readonly assertOpen: () => void,
   ) {}
 
-  /** An entity by id, or by a qualified name that only one entity has; else UnknownEntity with suggestions. */
+  /** An entity by id or by a name only it has (entity-names.ts); else UnknownEntity with suggestions. */
   entity(id: string): EntityRow {
     this.assertOpen();
     if (typeof id !== 'string' || !id) throw new EngineError(ErrorCodes.InvalidParams, 'expected an entity id such as func:src/app.py:main');
-    const row = this.store.entity(id);
-    if (row) return toEntity(row);
-    // A qualified name alone (`Flask.wsgi_app`, `main`) names the one entity that has it.
-    const named = id.includes(':') ? [] : this.store.entitiesWithQname(id);
-    if (named.length === 1) return toEntity(named[0]);
-    if (named.length > 1) {
-      const suggestions = named.map((e) => e.id);
-      throw new EngineError(ErrorCodes.UnknownEntity, `${id} names ${named.length === 20 ? '20 or more' : named.length} entities; give one id: ${suggestions.slice(0, 5).join(', ')}`, { suggestions });
+    const found = findEntity(this.store, id, (p) => {
+      try {
+        return this.paths.relativePath(p, { followLinks: false });
+      } catch {
+        return null;
+      }
+    });
+    if (found && 'row' in found) return toEntity(found.row);
+    if (found) {
+      const suggestions = found.many.map((e) => e.id);
+      throw new EngineError(ErrorCodes.UnknownEntity, `${id} names ${found.many.length >= 20 ? '20 or more' : found.many.length} entities; give one id: ${suggestions.slice(0, 5).join(', ')}`, { suggestions });
     }
     const suggestions = suggestIds(this.store, id);
     const hint = suggestions.length ? `; did you mean ${suggestions.slice(0, 3).join(', ')}?` : '';

@@ -1,5 +1,6 @@
 // "Did you mean": the closest known ids to an unknown one, so a typo costs one round trip.
 import { parseEntityId } from '../../../protocol';
+import { moduleNameOf } from './entity-names';
 import type { Store } from './store/store';
 
 export function suggestIds(store: Store, id: string, max = 5): string[] {
@@ -11,12 +12,33 @@ export function suggestIds(store: Store, id: string, max = 5): string[] {
   // `path:qname` without its kind (`shop/models.py:price_of`): the ids that only lack it.
   const kindless = `:${id}`;
   for (const x of store.idsLike(`%${escape(kindless)}`)) if (x.indexOf(':') === x.length - kindless.length) pool.add(x);
-  if (name) for (const x of store.idsLike(`%${escape(name)}%`)) pool.add(x);
+  if (name) {
+    for (const e of store.entitiesNamed(name)) pool.add(e.id);
+    // A typo at the end (`decodee`, `price_off`): the names that start as it does.
+    for (const x of store.idsNamedFrom(name.slice(0, Math.max(3, name.length - 2)))) pool.add(x);
+    for (const x of store.idsLike(`%${escape(name)}%`)) pool.add(x);
+  }
   if (parsed?.file) for (const x of store.idsLike(`%:${escape(parsed.file)}:%`)) pool.add(x);
   if (name.length > 3) for (const x of store.idsLike(`%${escape(name.slice(0, 3))}%`)) pool.add(x);
+  // An id is compared as an id; a name (`decode`, `json.decoder.JSONDecoder.decod`) with the
+  // candidates' qualified and dotted module names, not with their ids' kinds and paths.
+  const closeness = (x: string): number => {
+    if (parsed) return distance(x, id);
+    const p = parseEntityId(x);
+    if (!p) return distance(x, id);
+    const module = p.file ? moduleNameOf(p.file) : null;
+    const n = p.qname.slice(p.qname.lastIndexOf('.') + 1);
+    return Math.min(distance(n, name), distance(p.qname, qname), module ? distance(`${module}.${p.qname}`, id) : Infinity);
+  };
+  const tier = (x: string): number => {
+    if (x.endsWith(kindless) && x.indexOf(':') === x.length - kindless.length) return 0;
+    const q = parseEntityId(x)?.qname ?? x;
+    const n = q.slice(q.lastIndexOf('.') + 1).replace(/#\d+$/, '');
+    return n === name ? 1 : n.toLowerCase() === name.toLowerCase() ? 2 : 3;
+  };
   return [...pool]
-    .map((x) => ({ x, d: x.endsWith(kindless) && x.indexOf(':') === x.length - kindless.length ? -1 : distance(x, id) }))
-    .sort((a, b) => a.d - b.d || a.x.localeCompare(b.x))
+    .map((x) => ({ x, t: tier(x), d: closeness(x) }))
+    .sort((a, b) => a.t - b.t || a.d - b.d || a.x.localeCompare(b.x))
     .slice(0, max)
     .map((s) => s.x);
 }

@@ -164,6 +164,7 @@ export function prepareStatements(db: Db) {
     unresolvedCount: () => p('SELECT count(*) AS n FROM refs r WHERE r.access = 0 AND NOT EXISTS (SELECT 1 FROM edges d WHERE d.rid = r.rid)'),
     skeletonGet: () => p('SELECT s.hash, s.json FROM skeletons s JOIN files f ON f.fid = s.fid WHERE f.path = ?'),
     skeletonPut: () => p('INSERT OR REPLACE INTO skeletons(fid, hash, json) VALUES ((SELECT fid FROM files WHERE path = ?), ?, ?)'),
+    idsNamedFrom: () => p(`SELECT id FROM entities WHERE name >= ? AND name < ? LIMIT 200`),
     idsLike: () => p(`SELECT id FROM entities WHERE id LIKE ? ESCAPE '\\' LIMIT 200`),
     // NOT IN builds the set of targets once: no index on edges.dst is needed (a bulk load has none).
     pruneVirtual: () => p(`DELETE FROM entities WHERE fid IS NULL AND eid NOT IN (SELECT dst FROM edges)`),

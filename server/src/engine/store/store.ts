@@ -271,6 +271,11 @@ export class Store {
     return this.s.entitiesByQname.all(qname.slice(qname.lastIndexOf('.') + 1), qname) as EntityDbRow[];
   }
 
+  /** Ids of entities whose name starts with `prefix` (for suggestions; by the name index). */
+  idsNamedFrom(prefix: string): string[] {
+    return (this.s.idsNamedFrom.all(prefix, `${prefix}\uffff`) as Array<{ id: string }>).map((r) => r.id);
+  }
+
   /** Ids matching a SQL LIKE pattern (for suggestions). */
   idsLike(pattern: string): string[] {
     return (this.s.idsLike.all(pattern) as Array<{ id: string }>).map((r) => r.id);

@@ -1,0 +1,97 @@
+// What a person or an agent types to name an entity, to the entity. Besides an id
+// (`method:json/decoder.py:JSONDecoder.decode`), the names people use: a qualified name
+// (`JSONDecoder.decode`), a dotted module path as tracebacks, imports and docs write it
+// (`json.decoder.JSONDecoder.decode`), an id without its kind (`json/decoder.py:JSONDecoder.decode`),
+// a pytest node id (`tests/test_x.py::TestA::test_b`), a file (its module), a bare name
+// (`decode`). A name that fits several entities is never guessed: the caller lists them.
+import { ENTITY_KINDS, entityId, type EntityKind } from '../../../protocol';
+import type { EntityDbRow } from './store/read-rows';
+import type { Store } from './store/store';
+
+export type Named = { row: EntityDbRow } | { many: EntityDbRow[] } | null;
+
+/** Where kinds compete for one name: a definition before the module, before an attribute of the same name. */
+const KIND_RANK: Record<string, number> = { class: 0, function: 0, method: 0, interface: 0, type: 0, enum: 0, namespace: 0, module: 1, attr: 2, global: 2, config: 3, file: 3 };
+/** Extensions a module path may have (stripped to name the module). */
+const MODULE_FILE = /\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+
+export function findEntity(store: Store, text: string, relative: (p: string) => string | null): Named {
+  const exact = store.entity(text);
+  if (exact) return { row: exact };
+  // `function:` for `func:`: the kind's name, not its prefix.
+  if (text.startsWith('function:')) {
+    const row = store.entity(`func:${text.slice('function:'.length)}`);
+    if (row) return { row };
+  }
+  const pytest = text.indexOf('::');
+  if (pytest > 0) return withoutKind(store, relative(text.slice(0, pytest)), text.slice(pytest + 2).replace(/::/g, '.'));
+  const colon = text.lastIndexOf(':');
+  if (colon > 0) return withoutKind(store, relative(text.slice(0, colon)), text.slice(colon + 1));
+  const qualified = store.entitiesWithQname(text);
+  if (qualified.length) return one(qualified);
+  const file = MODULE_FILE.test(text) || text.includes('/') ? relative(text) : null;
+  if (file) {
+    const module = store.entitiesOfFile(file).filter((e) => e.kind === 'module');
+    if (module.length) return { row: module[0] };
+  }
+  if (text.includes('.') && !text.includes('/')) return dotted(store, text);
+  const named = store.entitiesNamed(text).filter((e) => e.path !== null);
+  return named.length ? one(named) : null;
+}
+
+/** `path:qname`: the ids that lack only their kind; a definition wins over an attribute of its name. */
+function withoutKind(store: Store, file: string | null, qname: string): Named {
+  if (!file || !qname) return null;
+  const rows: EntityDbRow[] = [];
+  for (const kind of ENTITY_KINDS as readonly EntityKind[]) {
+    if (kind === 'config' || kind === 'file') continue;
+    const row = store.entity(entityId(kind, file, qname));
+    if (row) rows.push(row);
+  }
+  return rows.length ? one(rows) : null;
+}
+
+/**
+ * `pkg.mod.Class.method`: a module name, then a qualified name in it. Every split is tried, the
+ * longest module first; a name a package re-exports (`flask.Flask`, defined in `flask/app.py`) is
+ * found in the package's modules when only one of them has it.
+ */
+function dotted(store: Store, text: string): Named {
+  const segs = text.split('.');
+  if (segs.some((s) => !s)) return null;
+  // The whole name a module (`json.decoder`).
+  const modules = store.entitiesNamed(segs[segs.length - 1]).filter((e) => e.kind === 'module' && e.path !== null && namesModule(moduleNameOf(e.path), text));
+  if (modules.length) return one(modules);
+  const inside: EntityDbRow[] = [];
+  for (let k = segs.length - 1; k >= 1; k--) {
+    const module = segs.slice(0, k).join('.');
+    const qname = segs.slice(k).join('.');
+    const rows = store.entitiesWithQname(qname).filter((e) => e.path !== null);
+    const here = rows.filter((e) => namesModule(moduleNameOf(e.path!), module));
+    if (here.length) return one(here);
+    if (!inside.length) inside.push(...rows.filter((e) => `.${moduleNameOf(e.path!)}.`.includes(`.${module}.`)));
+  }
+  return inside.length === 1 ? { row: inside[0] } : null;
+}
+
+/** The dotted module name a file's path spells (`json/decoder.py` → json.decoder; a package's `__init__` is the package). */
+export function moduleNameOf(file: string): string | null {
+  if (!MODULE_FILE.test(file)) return null;
+  return file
+    .replace(MODULE_FILE, '')
+    .replace(/\/(__init__|index)$/, '')
+    .replace(/\//g, '.');
+}
+
+/** Does a file's module name (`src.flask.app`) end in `module` (flask.app), segment for segment? */
+function namesModule(fileModule: string | null, module: string): boolean {
+  return fileModule !== null && (fileModule === module || fileModule.endsWith(`.${module}`));
+}
+
+/** One entity, or the best-ranked kind when only one has it; else all of them. */
+function one(rows: EntityDbRow[]): Named {
+  if (rows.length === 1) return { row: rows[0] };
+  const best = Math.min(...rows.map((r) => KIND_RANK[r.kind] ?? 3));
+  const top = rows.filter((r) => (KIND_RANK[r.kind] ?? 3) === best);
+  return top.length === 1 ? { row: top[0] } : { many: rows };
+}
