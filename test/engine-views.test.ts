@@ -217,6 +217,20 @@ describe('bad ids and paths', () => {
     expect(() => ws.engine.entity('../outside.py:main')).toThrow(/^unknown entity \.\.\/outside\.py:main/);
   });
 
+  test('a dotted name means the copy of a package nearest the root; a deeper one by its longer name', async () => {
+    fs.mkdirSync(path.join(ws.root, 'third_party', 'shop'), { recursive: true });
+    fs.writeFileSync(path.join(ws.root, 'third_party', 'shop', 'models.py'), 'def price_of(sku):\n    return 1\n');
+    await ws.engine.indexWorkspace();
+    try {
+      expect(ws.engine.entity('shop.models.price_of').id).toBe('func:shop/models.py:price_of');
+      expect(ws.engine.entity('third_party.shop.models.price_of').id).toBe('func:third_party/shop/models.py:price_of');
+      expect(() => ws.engine.entity('price_of')).toThrow(/^price_of names 2 entities/);
+    } finally {
+      fs.rmSync(path.join(ws.root, 'third_party'), { recursive: true });
+      await ws.engine.indexWorkspace();
+    }
+  });
+
   test('an id written without its kind or mistyped suggests the closest ids first, by name', async () => {
     // A one-letter name matches hundreds of ids: the one meant must not be lost among them.
     const many = Array.from({ length: 300 }, (_, i) => `class Fetcher${i}:\n    pass\n`).join('\n');

@@ -54,24 +54,47 @@ function withoutKind(store: Store, file: string | null, qname: string): Named {
 /**
  * `pkg.mod.Class.method`: a module name, then a qualified name in it. Every split is tried, the
  * longest module first; a name a package re-exports (`flask.Flask`, defined in `flask/app.py`) is
- * found in the package's modules when only one of them has it.
+ * found in the package's modules when only one of them has it. Where copies of a package sit at
+ * several depths (`requests/`, `pip/_vendor/requests/`), the one nearest the root is meant.
  */
 function dotted(store: Store, text: string): Named {
   const segs = text.split('.');
   if (segs.some((s) => !s)) return null;
   // The whole name a module (`json.decoder`).
-  const modules = store.entitiesNamed(segs[segs.length - 1]).filter((e) => e.kind === 'module' && e.path !== null && namesModule(moduleNameOf(e.path), text));
+  const modules = nearest(
+    store.entitiesWithQnameUnder(segs[segs.length - 1], segs.join('/')).filter((e) => e.kind === 'module'),
+    text,
+    true,
+  );
   if (modules.length) return one(modules);
-  const inside: EntityDbRow[] = [];
+  let inside: EntityDbRow[] = [];
   for (let k = segs.length - 1; k >= 1; k--) {
     const module = segs.slice(0, k).join('.');
-    const qname = segs.slice(k).join('.');
-    const rows = store.entitiesWithQname(qname).filter((e) => e.path !== null);
-    const here = rows.filter((e) => namesModule(moduleNameOf(e.path!), module));
+    // Only files whose path spells the module: a common name (`get`) has hundreds of others.
+    const rows = store.entitiesWithQnameUnder(segs.slice(k).join('.'), segs.slice(0, k).join('/'));
+    const here = nearest(rows, module, true);
     if (here.length) return one(here);
-    if (!inside.length) inside.push(...rows.filter((e) => `.${moduleNameOf(e.path!)}.`.includes(`.${module}.`)));
+    if (!inside.length) inside = nearest(rows, module, false);
   }
   return inside.length === 1 ? { row: inside[0] } : null;
+}
+
+/**
+ * The rows whose file's module is `module` (`atEnd`), or lies inside it, after the fewest
+ * leading segments (`src.flask.app` is flask.app after one).
+ */
+function nearest(rows: EntityDbRow[], module: string, atEnd: boolean): EntityDbRow[] {
+  let best = Infinity;
+  const lead = rows.map((e) => {
+    const name = moduleNameOf(e.path!);
+    if (name === null) return Infinity;
+    const wrapped = `.${name}.`;
+    const at = atEnd ? (wrapped.endsWith(`.${module}.`) ? wrapped.length - module.length - 2 : -1) : wrapped.indexOf(`.${module}.`);
+    const n = at < 0 ? Infinity : wrapped.slice(0, at).split('.').length - 1;
+    best = Math.min(best, n);
+    return n;
+  });
+  return best === Infinity ? [] : rows.filter((_, i) => lead[i] === best);
 }
 
 /** The dotted module name a file's path spells (`json/decoder.py` → json.decoder; a package's `__init__` is the package). */
@@ -81,11 +104,6 @@ export function moduleNameOf(file: string): string | null {
     .replace(MODULE_FILE, '')
     .replace(/\/(__init__|index)$/, '')
     .replace(/\//g, '.');
-}
-
-/** Does a file's module name (`src.flask.app`) end in `module` (flask.app), segment for segment? */
-function namesModule(fileModule: string | null, module: string): boolean {
-  return fileModule !== null && (fileModule === module || fileModule.endsWith(`.${module}`));
 }
 
 /** One entity, or the best-ranked kind when only one has it; else all of them. */

@@ -20,15 +20,16 @@ export function suggestIds(store: Store, id: string, max = 5): string[] {
   }
   if (parsed?.file) for (const x of store.idsLike(`%:${escape(parsed.file)}:%`)) pool.add(x);
   if (name.length > 3) for (const x of store.idsLike(`%${escape(name.slice(0, 3))}%`)) pool.add(x);
-  // An id is compared as an id; a name (`decode`, `json.decoder.JSONDecoder.decod`) with the
-  // candidates' qualified and dotted module names, not with their ids' kinds and paths.
+  // An id is compared as an id, the ids that lack only their kind first, then those with its
+  // name. A name (`decode`, `requests.sessions.Session.resolve_redirect`) is compared with as many
+  // trailing segments of each candidate's dotted module path and qualified name.
+  const segments = id.split('.').length;
   const closeness = (x: string): number => {
-    if (parsed) return distance(x, id);
-    const p = parseEntityId(x);
+    const p = parsed ? null : parseEntityId(x);
     if (!p) return distance(x, id);
     const module = p.file ? moduleNameOf(p.file) : null;
-    const n = p.qname.slice(p.qname.lastIndexOf('.') + 1);
-    return Math.min(distance(n, name), distance(p.qname, qname), module ? distance(`${module}.${p.qname}`, id) : Infinity);
+    const full = (module ? `${module}.${p.qname}` : p.qname).split('.');
+    return distance(full.slice(-segments).join('.'), id);
   };
   const tier = (x: string): number => {
     if (x.endsWith(kindless) && x.indexOf(':') === x.length - kindless.length) return 0;
@@ -38,7 +39,7 @@ export function suggestIds(store: Store, id: string, max = 5): string[] {
   };
   return [...pool]
     .map((x) => ({ x, t: tier(x), d: closeness(x) }))
-    .sort((a, b) => a.t - b.t || a.d - b.d || a.x.localeCompare(b.x))
+    .sort((a, b) => (parsed ? a.t - b.t || a.d - b.d : a.d - b.d || a.t - b.t) || a.x.localeCompare(b.x))
     .slice(0, max)
     .map((s) => s.x);
 }

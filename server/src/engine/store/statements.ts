@@ -118,6 +118,7 @@ export function prepareStatements(db: Db) {
     entitiesOfPath: () => p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE f.path = ? ORDER BY e.sr, e.sc, e.eid`),
     entitiesByName: () => p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.name = ? LIMIT 50`),
     entitiesByQname: () => p(`SELECT ${ENTITY_COLS} FROM entities e LEFT JOIN files f ON f.fid = e.fid WHERE e.name = ? AND e.qname = ? AND e.fid IS NOT NULL ORDER BY e.id LIMIT 20`),
+    entitiesByQnameUnder: () => p(`SELECT ${ENTITY_COLS} FROM entities e JOIN files f ON f.fid = e.fid WHERE e.name = ? AND e.qname = ? AND f.path LIKE ? ESCAPE '\\' ORDER BY e.id LIMIT 50`),
     // Search ranking: an entity's body words and how many entities call it (its popularity).
     rankingFacts: () => p(`SELECT e.eid, e.body,
       (SELECT count(DISTINCT r.src) FROM edges x JOIN refs r ON r.rid = x.rid WHERE x.dst = e.eid AND r.relation = 'CALLS') AS callers

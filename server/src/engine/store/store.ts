@@ -271,6 +271,12 @@ export class Store {
     return this.s.entitiesByQname.all(qname.slice(qname.lastIndexOf('.') + 1), qname) as EntityDbRow[];
   }
 
+  /** `entitiesWithQname` in files whose path holds `folder` (`requests/api`: a dotted name's module, as a path). */
+  entitiesWithQnameUnder(qname: string, folder: string): EntityDbRow[] {
+    const like = `%${folder.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return this.s.entitiesByQnameUnder.all(qname.slice(qname.lastIndexOf('.') + 1), qname, like) as EntityDbRow[];
+  }
+
   /** Ids of entities whose name starts with `prefix` (for suggestions; by the name index). */
   idsNamedFrom(prefix: string): string[] {
     return (this.s.idsNamedFrom.all(prefix, `${prefix}\uffff`) as Array<{ id: string }>).map((r) => r.id);
