@@ -9,6 +9,13 @@ export const MAX_CANDIDATES = 5;
 /** How deep type and alias lookups may nest: code like `x = x.copy()` must not recurse forever. */
 export const MAX_NESTING = 12;
 
+/**
+ * Entries a `recent` cache keeps per generation (two generations at most). Unbounded, the type
+ * and module caches held ~45 MB at the end of resolving site-packages (the run's peak) for no
+ * time saved: 20,000 gave the same edges in the same time (and 5,000 no slower).
+ */
+const RECENT_ENTRIES = 20_000;
+
 export interface Found {
   ents: Ent[];
   ambiguous: boolean;
@@ -44,6 +51,14 @@ export class LookupState {
     return c;
   }
 
+  /**
+   * A cache that keeps what was used lately (`RecentMap`), for answers asked about again while
+   * nearby references resolve (a scope's types, an import's modules), not across a whole index.
+   */
+  recent<K, V>(): RecentMap<K, V> {
+    return this.cache(new RecentMap<K, V>(RECENT_ENTRIES));
+  }
+
   /** Drops the caches when the model changed since they were filled. */
   sync(): void {
     if (this.cacheGen === this.model.generation) return;
@@ -58,5 +73,43 @@ export class LookupState {
   drop(): void {
     this.cacheGen = -1;
     this.sync();
+  }
+}
+
+/**
+ * A map that forgets what was not used lately: entries go into a young generation; when it is
+ * full it becomes the old one and the previous old one is dropped. A hit in the old generation
+ * moves to the young one. Holds at most twice `limit` entries.
+ */
+export class RecentMap<K, V> {
+  private young = new Map<K, V>();
+  private old = new Map<K, V>();
+
+  constructor(private readonly limit: number) {}
+
+  get(k: K): V | undefined {
+    const v = this.young.get(k);
+    if (v !== undefined) return v;
+    const was = this.old.get(k);
+    if (was !== undefined) this.set(k, was);
+    return was;
+  }
+
+  set(k: K, v: V): this {
+    this.young.set(k, v);
+    if (this.young.size >= this.limit) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    return this;
+  }
+
+  clear(): void {
+    this.young = new Map();
+    this.old = new Map();
+  }
+
+  get size(): number {
+    return this.young.size + this.old.size;
   }
 }

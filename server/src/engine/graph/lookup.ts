@@ -6,7 +6,7 @@
 import type { Ent, FileSymbols, SymbolModel } from './model';
 import { dirOf, TYPE_KINDS } from './model';
 import type { RefInput } from './resolve';
-import { LookupState, MAX_CANDIDATES, MAX_NESTING, NOT_FOUND, type Found } from './lookup-state';
+import { LookupState, MAX_CANDIDATES, MAX_NESTING, NOT_FOUND, type Found, type RecentMap } from './lookup-state';
 import { ModuleMembers } from './module-members';
 import { CallerTypes, FIXTURE, PARAM } from './caller-types';
 import { CONTAINER_TYPE, ELEMENT_TYPE } from '../languages/types';
@@ -27,17 +27,17 @@ export class NameLookup {
   readonly callers: CallerTypes;
   private readonly mroCache: Map<string, { mro: Ent[]; open: boolean }>;
   /** `scope id \0 type expression \0 depth` → the classes it names, found without a cut, at any nesting. */
-  private readonly typeExact: Map<string, TypeHit>;
+  private readonly typeExact: RecentMap<string, TypeHit>;
   /** The same for answers the nesting limit cut, kept for outermost lookups only. */
-  private readonly typeCache: Map<string, TypeHit>;
+  private readonly typeCache: RecentMap<string, TypeHit>;
 
   constructor(protected readonly model: SymbolModel) {
     this.state = new LookupState(model);
     this.members = new ModuleMembers(this.state, this);
     this.callers = new CallerTypes(this.state, this);
     this.mroCache = this.state.cache(new Map());
-    this.typeExact = this.state.cache(new Map());
-    this.typeCache = this.state.cache(new Map());
+    this.typeExact = this.state.recent();
+    this.typeCache = this.state.recent();
   }
 
   // --- lookups ------------------------------------------------------------------------------

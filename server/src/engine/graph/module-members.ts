@@ -4,7 +4,7 @@
 // place (scopes, the dotted paths that reach these) is in ./lookup.ts.
 import type { Binding, Ent, FileSymbols, SymbolModel } from './model';
 import { MEMBER_CONTAINERS } from './model';
-import { NO_ENTS, NOT_FOUND, MAX_CANDIDATES, type Found, type LookupState } from './lookup-state';
+import { NO_ENTS, NOT_FOUND, MAX_CANDIDATES, type Found, type LookupState, type RecentMap } from './lookup-state';
 import type { NameLookup } from './lookup';
 import { MODULE_VALUE } from '../languages/types';
 
@@ -13,9 +13,9 @@ const MAX_HOPS = 5;
 
 export class ModuleMembers {
   /** Members of a module entity by `name` (and `\0hops` past the first hop), found without a cut. */
-  private readonly moduleMembers: Map<Ent, Map<string, { ents: Ent[]; inferred: boolean }>>;
+  private readonly moduleMembers: RecentMap<Ent, Map<string, { ents: Ent[]; inferred: boolean }>>;
   /** What each import binding names (`boundModules`). */
-  private readonly bindingModules: Map<Binding, Ent[]>;
+  private readonly bindingModules: RecentMap<Binding, Ent[]>;
   private readonly model: SymbolModel;
 
   constructor(
@@ -23,8 +23,8 @@ export class ModuleMembers {
     private readonly lookup: NameLookup,
   ) {
     this.model = state.model;
-    this.moduleMembers = state.cache(new Map());
-    this.bindingModules = state.cache(new Map());
+    this.moduleMembers = state.recent();
+    this.bindingModules = state.recent();
   }
 
   /** `a.b.f` where only `import a.b.c` bound anything: `a.b` is still a package prefix. */
