@@ -33,6 +33,26 @@ describe('identifier queries are exact-first', () => {
     expect((await ids({ query: 'Metafunc.parametrize' }))[0]).toBe('method:billing/params.py:Metafunc.parametrize');
     expect((await ids({ query: 'parametrize_from_file' }))[0]).toBe('func:billing/params.py:parametrize_from_file');
   });
+
+  it('so does a dotted name with its module path, as a traceback or an import writes it', async () => {
+    expect((await ids({ query: 'billing.params.Metafunc.parametrize' }))[0]).toBe('method:billing/params.py:Metafunc.parametrize');
+    expect((await ids({ query: 'params.Metafunc.parametrize' }))[0]).toBe('method:billing/params.py:Metafunc.parametrize');
+    expect((await ids({ query: 'billing.params.parametrize_from_file' }))[0]).toBe('func:billing/params.py:parametrize_from_file');
+    expect((await ids({ query: 'billing.invoice' }))[0]).toBe('module:billing/invoice.py:invoice');
+    // The exact stream itself names them (the other streams may not, in a larger workspace).
+    const { ExactNameStream } = await import('../server/src/engine/search/exact');
+    const exact = new ExactNameStream(ws.engine.store);
+    for (const [query, id] of [
+      ['billing.params.Metafunc.parametrize', 'method:billing/params.py:Metafunc.parametrize'],
+      ['billing.params.parametrize_from_file', 'func:billing/params.py:parametrize_from_file'],
+      ['billing', 'module:billing/__init__.py:billing'],
+      // A class the package re-exports, by the package's name.
+      ['billing.Metafunc.parametrize', 'method:billing/params.py:Metafunc.parametrize'],
+    ]) {
+      const hits = await exact.search(query, 5);
+      expect(hits.map((h) => ws.engine.store.entityByEid(h.eid)?.id)[0], query).toBe(id);
+    }
+  });
 });
 
 describe('bug reports', () => {

@@ -1,6 +1,8 @@
 // The exact-name stream: a query that is an identifier (`validate_token`, `User.save`) ranks the
 // entities of that very name first. Silent for natural-language queries, so it never dilutes
 // them; it fixes the case where a just-typed name ties with a semantic neighbour.
+import { moduleNameOf } from '../entity-names';
+import type { EntityDbRow } from '../store/read-rows';
 import type { Store } from '../store/store';
 import type { SearchStream, StreamHit } from './types';
 
@@ -17,8 +19,31 @@ export class ExactNameStream implements SearchStream {
     if (!IDENTIFIER.test(q)) return [];
     const dot = q.lastIndexOf('.');
     const name = dot < 0 ? q : q.slice(dot + 1);
-    const rows = this.store.entitiesNamed(name).filter((r) => r.path !== null && (dot < 0 || r.qname.endsWith(q) || r.path.replace(/\//g, '.').includes(q.slice(0, dot))));
-    rows.sort((a, b) => (KIND_ORDER[a.kind] ?? 4) - (KIND_ORDER[b.kind] ?? 4) || a.id.localeCompare(b.id));
-    return rows.slice(0, k).map((r) => ({ eid: r.eid, score: 1 }));
+    const byKind = (a: EntityDbRow, b: EntityDbRow) => (KIND_ORDER[a.kind] ?? 4) - (KIND_ORDER[b.kind] ?? 4) || a.id.localeCompare(b.id);
+    if (dot < 0) return this.store.entitiesNamed(name).filter((r) => r.path !== null).sort(byKind).slice(0, k).map(hit);
+    // A dotted name as code and tracebacks write it (`flask.app.Flask.wsgi_app`, `Flask.wsgi_app`):
+    // the entities whose module path and qualified name end in it, segment for segment, first;
+    // then those a package re-exports (`jinja2.Environment.get_template`, defined in a module of
+    // jinja2); then those of its last name in a file whose path holds the rest.
+    const segs = q.split('.');
+    const spelled: EntityDbRow[] = [];
+    const inside: EntityDbRow[] = [];
+    for (let i = segs.length - 1; i >= 0; i--) {
+      const qname = segs.slice(i).join('.');
+      const rows = i === 0 ? this.store.entitiesWithQname(qname) : this.store.entitiesWithQnameUnder(qname, segs.slice(0, i).join('/'));
+      for (const r of rows) {
+        const module = r.path === null ? null : moduleNameOf(r.path);
+        if (`.${module ?? ''}.${r.qname}`.endsWith(`.${q}`)) spelled.push(r);
+        else if (i > 0 && module !== null && `.${module}.`.includes(`.${segs.slice(0, i).join('.')}.`)) inside.push(r);
+      }
+    }
+    const near = this.store.entitiesNamed(name).filter((r) => r.path !== null && (r.qname.endsWith(q) || r.path.replace(/\//g, '.').includes(q.slice(0, dot))));
+    const seen = new Set<number>();
+    return [...spelled.sort(byKind), ...inside.sort(byKind), ...near.sort(byKind)]
+      .filter((r) => !seen.has(r.eid) && !!seen.add(r.eid))
+      .slice(0, k)
+      .map(hit);
   }
 }
+
+const hit = (r: EntityDbRow): StreamHit => ({ eid: r.eid, score: 1 });
