@@ -49,6 +49,33 @@ describe('call sites left in the index by a first index', () => {
     expect([...sites.named('nothing')]).toEqual([]);
   });
 
+  it('once released, the sites read are read again from the index when asked, the same', () => {
+    const files = { 'a.py': A, 'b.py': B, 'c.py': [site('c.h', 'get', ['str'])] };
+    const reads: string[] = [];
+    const referring: string[] = [];
+    const sites = new CallSites((id) => id);
+    sites.readFrom({
+      callsOf: (file) => (reads.push(file), JSON.parse(JSON.stringify(files[file as keyof typeof files])) as CallSiteInput[]),
+      filesReferring: (name) => (referring.push(name), Object.keys(files).filter((f) => files[f as keyof typeof files].some((c) => c.target.endsWith(name)))),
+    });
+    sites.set('a.py', undefined, ['get', 'put']);
+    sites.set('b.py', undefined, ['get', 'run']);
+    // Given with its sites (an edit), and in the index too.
+    sites.set('c.py', files['c.py']);
+    const before = [...sites.named('get')].map((c) => `${c.file} ${c.from} ${c.args}`).sort();
+    expect(before).toEqual(['a.py a.f int', 'b.py b.g int', 'c.py c.h str']);
+    reads.length = 0;
+    sites.release();
+    expect(reads).toEqual([]);
+    expect([...sites.named('get')].map((c) => `${c.file} ${c.from} ${c.args}`).sort()).toEqual(before);
+    expect(referring).toEqual(['get']);
+    expect(reads.sort()).toEqual(['a.py', 'b.py', 'c.py']);
+    expect(sites.of('b.py').map((c) => c.target)).toEqual(['get', 'run']);
+    expect(reads).toHaveLength(3);
+    // Read once more only after another release.
+    expect([...sites.named('run')].map((c) => c.from)).toEqual(['b.g']);
+  });
+
   it('sites read back share their argument lists', () => {
     const { sites } = deferredAB();
     const [x, y] = [...sites.named('get')];

@@ -293,6 +293,7 @@ export class Graph {
     }
     this.store.transaction(() => this.store.pruneVirtualEntities());
     this.resolver.state.drop();
+    if (everything) this.model.releaseCallSites();
     return { resolved: total };
   }
 
@@ -315,6 +316,8 @@ export class Graph {
     if (span > total) between?.(total, total);
     this.store.transaction(() => this.store.pruneVirtualEntities());
     this.resolver.state.drop();
+    // Resolving every reference read nearly every call site; a change asks for a few names' worth.
+    this.model.releaseCallSites();
     return { resolved: total };
   }
 

@@ -333,6 +333,11 @@ export class SymbolModel {
     return this.callSites.of(file);
   }
 
+  /** Forgets the call sites read from the index (call-sites.ts `release`). */
+  releaseCallSites(): void {
+    this.callSites.release();
+  }
+
   /** From now on, files set without call sites have theirs in `source` (a model loaded from the index). */
   readCallsFrom(source: CallSource): void {
     this.callSites.readFrom(source);
