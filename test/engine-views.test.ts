@@ -197,6 +197,21 @@ describe('bad ids and paths', () => {
     expect(ws.engine.trace({ id: 'shop.models.User.rename', direction: 'down', depth: 1 }).root).toBe('method:shop/models.py:User.rename');
   });
 
+  test('a line of a file, as a traceback gives it, names the innermost definition holding it', () => {
+    for (const [written, meant] of [
+      ['shop/models.py:18', 'method:shop/models.py:User.rename'],
+      ['shop/models.py:16', 'method:shop/models.py:User.rename'],
+      ['shop/models.py:9', 'class:shop/models.py:User'],
+      ['shop/models.py:22', 'class:shop/models.py:User.Meta'],
+      ['shop/models.py:1', 'module:shop/models.py:models'],
+    ]) {
+      expect(ws.engine.entity(written).id, written).toBe(meant);
+    }
+    expect(ws.engine.window('shop/models.py:18').id).toBe('method:shop/models.py:User.rename');
+    expect(() => ws.engine.entity('shop/models.py:999')).toThrow(/^unknown entity shop\/models\.py:999/);
+    expect(() => ws.engine.entity('shop/nope.py:3')).toThrow(/^unknown entity/);
+  });
+
   test('a name several entities have lists them; a path outside the workspace names nothing', () => {
     for (const [written, listed] of [
       ['__init__', ['method:shop/base.py:Model.__init__', 'method:shop/models.py:Order.__init__', 'method:shop/models.py:User.__init__']],

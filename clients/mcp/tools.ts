@@ -52,7 +52,7 @@ const ENTITY_ID = {
   type: 'string',
   description:
     'An entity id as returned by search_and_rank, read_skeleton or trace_causal_path: kind:path:qualified.name, e.g. func:src/auth.py:validate_token, method:src/models.py:User.save, class:src/api.py:Router. ' +
-    'A name only one entity has works too: User.save, a dotted module path as in a traceback or an import (app.models.User.save), src/models.py:User.save, a pytest id (tests/test_api.py::TestRouter::test_get).',
+    'A name only one entity has works too: User.save, a dotted module path as in a traceback or an import (app.models.User.save), src/models.py:User.save, a file and line from a traceback (src/models.py:42: the definition holding that line), a pytest id (tests/test_api.py::TestRouter::test_get).',
 };
 
 const searchAndRank: ToolSpec = {

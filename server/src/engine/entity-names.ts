@@ -2,7 +2,7 @@
 // (`method:json/decoder.py:JSONDecoder.decode`), the names people use: a qualified name
 // (`JSONDecoder.decode`), a dotted module path as tracebacks, imports and docs write it
 // (`json.decoder.JSONDecoder.decode`), an id without its kind (`json/decoder.py:JSONDecoder.decode`),
-// a pytest node id (`tests/test_x.py::TestA::test_b`), a file (its module), a bare name
+// a line of a file as a traceback gives it (`json/decoder.py:340`), a pytest node id (`tests/test_x.py::TestA::test_b`), a file (its module), a bare name
 // (`decode`). A name that fits several entities is never guessed: the caller lists them.
 import { ENTITY_KINDS, entityId, type EntityKind } from '../../../protocol';
 import type { EntityDbRow } from './store/read-rows';
@@ -26,6 +26,7 @@ export function findEntity(store: Store, text: string, relative: (p: string) => 
   const pytest = text.indexOf('::');
   if (pytest > 0) return withoutKind(store, relative(text.slice(0, pytest)), text.slice(pytest + 2).replace(/::/g, '.'));
   const colon = text.lastIndexOf(':');
+  if (colon > 0 && /^\d+$/.test(text.slice(colon + 1))) return atLine(store, relative(text.slice(0, colon)), Number(text.slice(colon + 1)));
   if (colon > 0) return withoutKind(store, relative(text.slice(0, colon)), text.slice(colon + 1));
   const qualified = store.entitiesWithQname(text);
   if (qualified.length) return one(qualified);
@@ -49,6 +50,23 @@ function withoutKind(store: Store, file: string | null, qname: string): Named {
     if (row) rows.push(row);
   }
   return rows.length ? one(rows) : null;
+}
+
+/**
+ * `path:line` (1-based, as a traceback or a compiler writes it): the innermost function, method
+ * or class whose lines hold that line, else the file's module.
+ */
+function atLine(store: Store, file: string | null, line: number): Named {
+  if (!file || line < 1) return null;
+  const row = line - 1;
+  let best: EntityDbRow | null = null;
+  for (const e of store.entitiesOfFile(file)) {
+    if (e.kind === 'module' && !best) best = e;
+    if (e.kind === 'module' || e.kind === 'attr' || e.kind === 'global' || e.sr === null || e.er === null) continue;
+    if (e.sr > row || e.er < row) continue;
+    if (!best || best.kind === 'module' || e.sr > best.sr! || (e.sr === best.sr && (e.sc ?? 0) >= (best.sc ?? 0))) best = e;
+  }
+  return best && (best.kind !== 'module' || row <= (best.er ?? row)) ? { row: best } : null;
 }
 
 /**
