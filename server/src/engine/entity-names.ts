@@ -2,8 +2,9 @@
 // (`method:json/decoder.py:JSONDecoder.decode`), the names people use: a qualified name
 // (`JSONDecoder.decode`), a dotted module path as tracebacks, imports and docs write it
 // (`json.decoder.JSONDecoder.decode`), an id without its kind (`json/decoder.py:JSONDecoder.decode`),
-// a line of a file as a traceback gives it (`json/decoder.py:340`), a pytest node id (`tests/test_x.py::TestA::test_b`), a file (its module), a bare name
-// (`decode`). A name that fits several entities is never guessed: the caller lists them.
+// a file and line as a traceback gives them (`json/decoder.py:340`), a pytest node id
+// (`tests/test_x.py::TestA::test_b`), a file (its module), a bare name (`decode`). A name that
+// fits several entities is never guessed: the caller lists them.
 import { ENTITY_KINDS, entityId, type EntityKind } from '../../../protocol';
 import type { EntityDbRow } from './store/read-rows';
 import type { Store } from './store/store';
@@ -97,22 +98,24 @@ function dotted(store: Store, text: string): Named {
   return inside.length === 1 ? { row: inside[0] } : null;
 }
 
-/**
- * The rows whose file's module is `module` (`atEnd`), or lies inside it, after the fewest
- * leading segments (`src.flask.app` is flask.app after one).
- */
+/** The rows whose file's module is `module` (`atEnd`), or lies inside it, after the fewest leading segments. */
 function nearest(rows: EntityDbRow[], module: string, atEnd: boolean): EntityDbRow[] {
-  let best = Infinity;
-  const lead = rows.map((e) => {
-    const name = moduleNameOf(e.path!);
-    if (name === null) return Infinity;
-    const wrapped = `.${name}.`;
-    const at = atEnd ? (wrapped.endsWith(`.${module}.`) ? wrapped.length - module.length - 2 : -1) : wrapped.indexOf(`.${module}.`);
-    const n = at < 0 ? Infinity : wrapped.slice(0, at).split('.').length - 1;
-    best = Math.min(best, n);
-    return n;
-  });
+  const lead = rows.map((e) => segmentsBefore(e.path!, module, atEnd));
+  const best = Math.min(...lead);
   return best === Infinity ? [] : rows.filter((_, i) => lead[i] === best);
+}
+
+/**
+ * How many segments of a file's module name come before `module`: where it ends the name
+ * (`atEnd`: `src.flask.app` is flask.app after one), or anywhere in it (the package of a module
+ * that defines what the package re-exports). Infinity where it is not there.
+ */
+export function segmentsBefore(file: string, module: string, atEnd: boolean): number {
+  const name = moduleNameOf(file);
+  if (name === null) return Infinity;
+  const wrapped = `.${name}.`;
+  const at = atEnd ? (wrapped.endsWith(`.${module}.`) ? wrapped.length - module.length - 2 : -1) : wrapped.indexOf(`.${module}.`);
+  return at < 0 ? Infinity : wrapped.slice(0, at).split('.').length - 1;
 }
 
 /** The dotted module name a file's path spells (`json/decoder.py` → json.decoder; a package's `__init__` is the package). */

@@ -1,7 +1,7 @@
 // The exact-name stream: a query that is an identifier (`validate_token`, `User.save`) ranks the
 // entities of that very name first. Silent for natural-language queries, so it never dilutes
 // them; it fixes the case where a just-typed name ties with a semantic neighbour.
-import { moduleNameOf } from '../entity-names';
+import { moduleNameOf, segmentsBefore } from '../entity-names';
 import type { EntityDbRow } from '../store/read-rows';
 import type { Store } from '../store/store';
 import type { SearchStream, StreamHit } from './types';
@@ -32,9 +32,9 @@ export class ExactNameStream implements SearchStream {
       const qname = segs.slice(i).join('.');
       const rows = i === 0 ? this.store.entitiesWithQname(qname) : this.store.entitiesWithQnameUnder(qname, segs.slice(0, i).join('/'));
       for (const r of rows) {
-        const module = r.path === null ? null : moduleNameOf(r.path);
-        if (`.${module ?? ''}.${r.qname}`.endsWith(`.${q}`)) spelled.push(r);
-        else if (i > 0 && module !== null && `.${module}.`.includes(`.${segs.slice(0, i).join('.')}.`)) inside.push(r);
+        if (r.path === null) continue;
+        if (`.${moduleNameOf(r.path) ?? ''}.${r.qname}`.endsWith(`.${q}`)) spelled.push(r);
+        else if (i > 0 && segmentsBefore(r.path, segs.slice(0, i).join('.'), false) < Infinity) inside.push(r);
       }
     }
     const near = this.store.entitiesNamed(name).filter((r) => r.path !== null && (r.qname.endsWith(q) || r.path.replace(/\//g, '.').includes(q.slice(0, dot))));
