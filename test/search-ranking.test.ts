@@ -66,6 +66,31 @@ describe('bug reports', () => {
   });
 });
 
+describe('a dotted name among many namesakes', () => {
+  it('finds the one its module path spells, in an identifier query and in a report', async () => {
+    // 80 modules each with a `get`: more than a lookup by the bare name returns. Larger files are
+    // written first, so theirs are the ones such a lookup would return.
+    const padding = Array.from({ length: 40 }, (_, i) => `    # step ${i} of looking the key up in the vendored table\n`).join('');
+    for (let i = 0; i < 80; i++) ws.write(`vendor/m${i}.py`, `def get(key):\n${padding}    return key\n`);
+    ws.write('warehouse/store.py', 'def get(key):\n    return None\n');
+    await ws.engine.indexWorkspace();
+    try {
+      expect((await ids({ query: 'warehouse.store.get' }))[0]).toBe('func:warehouse/store.py:get');
+      // The signals stream finds it by the name the report writes (not only among the first 50 `get`).
+      const report = 'Fetching an invoice returns None\n\nAfter upgrading, warehouse.store.get returns None for every key that was saved.';
+      const { SignalStream } = await import('../server/src/engine/search/signals');
+      const { FtsIndex } = await import('../server/src/engine/store/fts');
+      const hits = await new SignalStream(ws.engine.store, new FtsIndex(ws.engine.store.db)).search(report, 10);
+      expect(hits.map((h) => ws.engine.store.entityByEid(h.eid)?.id)[0]).toBe('func:warehouse/store.py:get');
+      expect(await ids({ query: report, limit: 10 })).toContain('func:warehouse/store.py:get');
+    } finally {
+      fs.rmSync(path.join(ws.root, 'vendor'), { recursive: true });
+      fs.rmSync(path.join(ws.root, 'warehouse'), { recursive: true });
+      await ws.engine.indexWorkspace();
+    }
+  });
+});
+
 describe('long queries', () => {
   it('keep the terms the index holds, rarest first, so filler words do not drown them', async () => {
     const { LexicalStream } = await import('../server/src/engine/search/lexical');

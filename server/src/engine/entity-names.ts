@@ -118,6 +118,28 @@ export function segmentsBefore(file: string, module: string, atEnd: boolean): nu
   return at < 0 ? Infinity : wrapped.slice(0, at).split('.').length - 1;
 }
 
+/**
+ * The entities a dotted name spells (`flask.app.Flask.wsgi_app`, `Flask.wsgi_app`): their module
+ * path and qualified name end in it, segment for segment (`spelled`); or their qualified name is
+ * its end and their module lies inside the rest (`inside`: `jinja2.Environment.get_template`, a
+ * class a package re-exports). Only files whose path spells the module part are read.
+ */
+export function entitiesSpelled(store: Store, dotted: string): { spelled: EntityDbRow[]; inside: EntityDbRow[] } {
+  const segs = dotted.split('.');
+  const spelled: EntityDbRow[] = [];
+  const inside: EntityDbRow[] = [];
+  for (let i = segs.length - 1; i >= 0; i--) {
+    const qname = segs.slice(i).join('.');
+    const rows = i === 0 ? store.entitiesWithQname(qname) : store.entitiesWithQnameUnder(qname, segs.slice(0, i).join('/'));
+    for (const r of rows) {
+      if (r.path === null) continue;
+      if (`.${moduleNameOf(r.path) ?? ''}.${r.qname}`.endsWith(`.${dotted}`)) spelled.push(r);
+      else if (i > 0 && segmentsBefore(r.path, segs.slice(0, i).join('.'), false) < Infinity) inside.push(r);
+    }
+  }
+  return { spelled, inside };
+}
+
 /** The dotted module name a file's path spells (`json/decoder.py` → json.decoder; a package's `__init__` is the package). */
 export function moduleNameOf(file: string): string | null {
   if (!MODULE_FILE.test(file)) return null;

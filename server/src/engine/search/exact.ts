@@ -1,7 +1,7 @@
 // The exact-name stream: a query that is an identifier (`validate_token`, `User.save`) ranks the
 // entities of that very name first. Silent for natural-language queries, so it never dilutes
 // them; it fixes the case where a just-typed name ties with a semantic neighbour.
-import { moduleNameOf, segmentsBefore } from '../entity-names';
+import { entitiesSpelled } from '../entity-names';
 import type { EntityDbRow } from '../store/read-rows';
 import type { Store } from '../store/store';
 import type { SearchStream, StreamHit } from './types';
@@ -25,18 +25,7 @@ export class ExactNameStream implements SearchStream {
     // the entities whose module path and qualified name end in it, segment for segment, first;
     // then those a package re-exports (`jinja2.Environment.get_template`, defined in a module of
     // jinja2); then those of its last name in a file whose path holds the rest.
-    const segs = q.split('.');
-    const spelled: EntityDbRow[] = [];
-    const inside: EntityDbRow[] = [];
-    for (let i = segs.length - 1; i >= 0; i--) {
-      const qname = segs.slice(i).join('.');
-      const rows = i === 0 ? this.store.entitiesWithQname(qname) : this.store.entitiesWithQnameUnder(qname, segs.slice(0, i).join('/'));
-      for (const r of rows) {
-        if (r.path === null) continue;
-        if (`.${moduleNameOf(r.path) ?? ''}.${r.qname}`.endsWith(`.${q}`)) spelled.push(r);
-        else if (i > 0 && segmentsBefore(r.path, segs.slice(0, i).join('.'), false) < Infinity) inside.push(r);
-      }
-    }
+    const { spelled, inside } = entitiesSpelled(this.store, q);
     const near = this.store.entitiesNamed(name).filter((r) => r.path !== null && (r.qname.endsWith(q) || r.path.replace(/\//g, '.').includes(q.slice(0, dot))));
     const seen = new Set<number>();
     return [...spelled.sort(byKind), ...inside.sort(byKind), ...near.sort(byKind)]

@@ -4,6 +4,7 @@
 // out. Silent when the query names nothing the workspace holds, so prose queries lose nothing.
 import type { FtsIndex } from '../store/fts';
 import type { EntityDbRow } from '../store/read-rows';
+import { entitiesSpelled } from '../entity-names';
 import type { Store } from '../store/store';
 import { analyzeQuery, frameName, literalRuns, type Frame, type QuerySignals } from './query';
 import type { SearchStream, StreamHit } from './types';
@@ -127,15 +128,23 @@ export class SignalStream implements SearchStream {
     return [...this.store.entitiesByEid([...eids]).values()];
   }
 
-  /** Entities a dotted name can mean: `A.b` is method b of A, or b in a module path ending in A. */
+  /**
+   * Entities a dotted name can mean: those it spells with their module path
+   * (`requests.sessions.Session.send`, found among hundreds of `send`); `A.b` is method b of any
+   * A, or b in a module path ending in A.
+   */
   private dottedMatches(dotted: string): EntityDbRow[] {
     const dot = dotted.lastIndexOf('.');
     const [owner, name] = [dotted.slice(0, dot), dotted.slice(dot + 1)];
     const ownerPath = owner.replace(/\./g, '/');
-    return this.store.entitiesNamed(name).filter((r) => {
+    const loose = this.store.entitiesNamed(name).filter((r) => {
       if (r.qname.endsWith(dotted) || r.qname.endsWith(`${owner.slice(owner.lastIndexOf('.') + 1)}.${name}`)) return true;
       const mod = (r.path ?? '').replace(/\.[^./]+$/, '').replace(/\/__init__$/, '');
       return r.qname === name && (mod === ownerPath || mod.endsWith(`/${ownerPath}`));
     });
+    const out = entitiesSpelled(this.store, dotted).spelled;
+    const seen = new Set(out.map((r) => r.eid));
+    for (const r of loose) if (!seen.has(r.eid)) out.push(r);
+    return out;
   }
 }
