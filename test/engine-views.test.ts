@@ -197,6 +197,12 @@ describe('bad ids and paths', () => {
     expect(ws.engine.trace({ id: 'shop.models.User.rename', direction: 'down', depth: 1 }).root).toBe('method:shop/models.py:User.rename');
   });
 
+  test('a skeleton of a module by its dotted name', () => {
+    expect(ws.engine.skeleton('shop.models').file).toBe('shop/models.py');
+    expect(ws.engine.skeleton('shop.services').file).toBe('shop/services/__init__.py');
+    expect(() => ws.engine.skeleton('shop.nowhere')).toThrow(/shop.nowhere is neither a file NSCCN reads nor the dotted name of a module/);
+  });
+
   test('a line of a file, as a traceback gives it, names the innermost definition holding it', () => {
     for (const [written, meant] of [
       ['shop/models.py:18', 'method:shop/models.py:User.rename'],

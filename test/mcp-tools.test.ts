@@ -173,6 +173,12 @@ describe('trace_causal_path', () => {
     expect(keys).toEqual(['config:NSCCN_DEBUG', 'global:service/settings.py:DEBUG']);
   });
 
+  it('read_skeleton takes a module by its dotted name', async () => {
+    const r = await shop.call('read_skeleton', { file_path: 'shop.services.payments' });
+    expect(r.isError).toBeFalsy();
+    expect(text(r)).toMatch(/^shop\/services\/payments\.py /);
+  });
+
   it('takes the names an agent copies from a traceback or an import, not only ids', async () => {
     for (const name of ['shop.services.payments.charge', 'shop/services/payments.py:charge', 'charge']) {
       const r = await shop.call('trace_causal_path', { entity_id: name, depth: 1 });

@@ -28,11 +28,15 @@ export class Root {
     this.real = real;
   }
 
-  /** A file named by the agent (relative to the root, absolute, or a file:// URI). */
-  file(raw: string): ConfinedFile {
+  /**
+   * A file named by the agent (relative to the root, absolute, or a file:// URI). `modules`: a
+   * dotted module name (`app.models`) that is no file passes, for the server to find its file.
+   */
+  file(raw: string, opts: { modules?: boolean } = {}): ConfinedFile {
     const named = raw.startsWith('file://') ? safeFileUrl(raw) : raw;
     const abs = path.isAbsolute(named) ? path.resolve(named) : path.resolve(this.real, named);
     const real = realpathOrNull(abs);
+    if (real === null && opts.modules && /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(raw)) return { abs, rel: raw, uri: pathToFileURL(abs).href };
     if (real === null) {
       if (!this.contains(abs)) throw refused(raw, 'is outside the workspace root');
       throw new ToolError(

@@ -107,14 +107,14 @@ const readSkeleton: ToolSpec = {
   inputSchema: {
     type: 'object',
     properties: {
-      file_path: { type: 'string', description: 'The file, relative to the workspace root (e.g. "src/auth.py"); an absolute path inside the root also works.' },
+      file_path: { type: 'string', description: 'The file, relative to the workspace root (e.g. "src/auth.py"); an absolute path inside the root also works, and so does a module\'s dotted name (e.g. "app.auth").' },
     },
     required: ['file_path'],
     additionalProperties: false,
   },
   async run(raw, ctx) {
     const args = A.object(this.name, raw, ['file_path']);
-    const file = ctx.root.file(A.requiredString(this.name, args, 'file_path'));
+    const file = ctx.root.file(A.requiredString(this.name, args, 'file_path'), { modules: true });
     const { uri: _uri, ...s } = await ctx.call<SkeletonResponse>(Methods.skeleton, { uri: file.uri });
     return { structured: s as unknown as Record<string, unknown>, text: renderSkeleton(s) };
   },

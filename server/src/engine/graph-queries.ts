@@ -48,6 +48,13 @@ export class GraphQueries {
     throw new EngineError(ErrorCodes.UnknownEntity, `unknown entity ${id}${hint}`, { suggestions });
   }
 
+  /** The file of the module a dotted name names (`flask.app` → flask/app.py), or null. */
+  moduleFile(name: string): string | null {
+    this.assertOpen();
+    const found = findEntity(this.store, name, () => null);
+    return found && 'row' in found && found.row.kind === 'module' ? found.row.path : null;
+  }
+
   fileEntities(file: string): EntityRow[] {
     this.assertOpen();
     return this.store.entitiesOfFile(this.paths.relativePath(file)).map(toEntity);

@@ -17,6 +17,9 @@ import { sourceWindow } from './window';
 import type { Buffers } from './workspace/buffers';
 import type { WorkspacePaths } from './workspace/workspace-paths';
 
+/** What may be a module's dotted name (`app.models`). */
+const DOTTED = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/;
+
 /** A skeleton request: the language's options, and a token budget the answer must fit. */
 export interface SkeletonRequest extends SkeletonOptions {
   maxTokens?: number;
@@ -40,8 +43,12 @@ export class SourceViews {
     const docs = opts.docs ?? DEFAULT_DOCS_LEVEL;
     if (!DOCS_LEVELS.includes(docs)) throw new EngineError(ErrorCodes.InvalidParams, `docs must be one of ${DOCS_LEVELS.join(', ')}, got ${JSON.stringify(opts.docs)}`);
     const maxTokens = checkMaxTokens(opts.maxTokens);
-    const rel = this.paths.relativePath(file);
-    const lang = languageForPath(rel);
+    let rel = this.paths.relativePath(file);
+    let lang = languageForPath(rel);
+    // A module by its dotted name (`flask.app`), as imports and tracebacks write it.
+    const module = lang ? null : this.queries.moduleFile(rel);
+    if (module) [rel, lang] = [module, languageForPath(module)];
+    if (!lang && DOTTED.test(rel)) throw new EngineError(ErrorCodes.NotIndexed, `${rel} is neither a file NSCCN reads nor the dotted name of a module in the index`);
     if (!lang) throw new EngineError(ErrorCodes.NotIndexed, `${rel} is not in a language NSCCN reads`);
     const text = this.paths.fileText(rel);
     const make = (level: DocsLevel) => skeletonOf(this.store, this.parsers, lang, rel, text, this.docs.get(rel)?.tree, level);
@@ -58,7 +65,8 @@ export class SourceViews {
     } catch (e) {
       if (!(e instanceof GrammarsNotLoaded)) throw e;
     }
-    const lang = languageForPath(this.paths.relativePath(file));
+    const rel = this.paths.relativePath(file);
+    const lang = languageForPath(this.queries.moduleFile(rel) ?? rel);
     await this.grammars.load(lang ? [lang] : LANGUAGES);
     return this.skeleton(file, opts);
   }
