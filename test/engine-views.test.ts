@@ -191,6 +191,10 @@ describe('bad ids and paths', () => {
       // A bare name that only one definition has.
       ['add_item', 'method:shop/models.py:Order.add_item'],
       ['validate_amount', 'func:shop/services/payments.py:validate_amount'],
+      // As prose writes them.
+      ['`Order.total`', 'method:shop/models.py:Order.total'],
+      [' shop.models.price_of() ', 'func:shop/models.py:price_of'],
+      ['"func:shop/models.py:price_of"', 'func:shop/models.py:price_of'],
     ]) {
       expect(ws.engine.entity(written).id, written).toBe(meant);
     }

@@ -16,9 +16,15 @@ const KIND_RANK: Record<string, number> = { class: 0, function: 0, method: 0, in
 /** Extensions a module path may have (stripped to name the module). */
 const MODULE_FILE = /\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 
-export function findEntity(store: Store, text: string, relative: (p: string) => string | null): Named {
-  const exact = store.entity(text);
+export function findEntity(store: Store, written: string, relative: (p: string) => string | null): Named {
+  const exact = store.entity(written);
   if (exact) return { row: exact };
+  // As prose writes a name: `JSONDecoder.decode`, "decode", decode().
+  const text = written.trim().replace(/^([`'"])(.*)\1$/, '$2').replace(/\(\)$/, '');
+  if (text !== written) {
+    const row = store.entity(text);
+    if (row) return { row };
+  }
   // `function:` for `func:`: the kind's name, not its prefix.
   if (text.startsWith('function:')) {
     const row = store.entity(`func:${text.slice('function:'.length)}`);
