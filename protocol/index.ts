@@ -84,6 +84,9 @@ export function entityId(kind: EntityKind, file: string, qname: string): string 
   return `${KIND_PREFIX[kind]}:${file}:${qname}`;
 }
 
+/** A module's dotted name (`app.models`), which names its file where a path is asked for. */
+export const DOTTED_MODULE_NAME = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/;
+
 export interface ParsedEntityId {
   kind: EntityKind;
   file: string | null;

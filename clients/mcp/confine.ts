@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ErrorCodes, parseEntityId } from '../../protocol';
+import { DOTTED_MODULE_NAME, ErrorCodes, parseEntityId } from '../../protocol';
 import { ToolError } from './errors';
 
 export interface ConfinedFile {
@@ -36,7 +36,7 @@ export class Root {
     const named = raw.startsWith('file://') ? safeFileUrl(raw) : raw;
     const abs = path.isAbsolute(named) ? path.resolve(named) : path.resolve(this.real, named);
     const real = realpathOrNull(abs);
-    if (real === null && opts.modules && /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(raw)) return { abs, rel: raw, uri: pathToFileURL(abs).href };
+    if (real === null && opts.modules && DOTTED_MODULE_NAME.test(raw)) return { abs, rel: raw, uri: pathToFileURL(abs).href };
     if (real === null) {
       if (!this.contains(abs)) throw refused(raw, 'is outside the workspace root');
       throw new ToolError(

@@ -1,7 +1,7 @@
 // Views of source text, cut to a token budget when asked: a file's skeleton (the Orient step) and
 // an entity's window (the Examine step). The text is the open buffer's, else the disk's.
 import type { DocsLevel, Skeleton, Window } from '../../../protocol';
-import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, ErrorCodes, WINDOW_MAX_CONTEXT } from '../../../protocol';
+import { DEFAULT_DOCS_LEVEL, DOCS_LEVELS, DOTTED_MODULE_NAME, ErrorCodes, WINDOW_MAX_CONTEXT } from '../../../protocol';
 import { fitWindow } from './budget/lists';
 import { checkMaxTokens } from './budget/measure';
 import { fitSkeleton } from './budget/skeleton';
@@ -16,9 +16,6 @@ import type { Store } from './store/store';
 import { sourceWindow } from './window';
 import type { Buffers } from './workspace/buffers';
 import type { WorkspacePaths } from './workspace/workspace-paths';
-
-/** What may be a module's dotted name (`app.models`). */
-const DOTTED = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/;
 
 /** A skeleton request: the language's options, and a token budget the answer must fit. */
 export interface SkeletonRequest extends SkeletonOptions {
@@ -48,7 +45,7 @@ export class SourceViews {
     // A module by its dotted name (`flask.app`), as imports and tracebacks write it.
     const module = lang ? null : this.queries.moduleFile(rel);
     if (module) [rel, lang] = [module, languageForPath(module)];
-    if (!lang && DOTTED.test(rel)) throw new EngineError(ErrorCodes.NotIndexed, `${rel} is neither a file NSCCN reads nor the dotted name of a module in the index`);
+    if (!lang && DOTTED_MODULE_NAME.test(rel)) throw new EngineError(ErrorCodes.NotIndexed, `${rel} is neither a file NSCCN reads nor the dotted name of a module in the index`);
     if (!lang) throw new EngineError(ErrorCodes.NotIndexed, `${rel} is not in a language NSCCN reads`);
     const text = this.paths.fileText(rel);
     const make = (level: DocsLevel) => skeletonOf(this.store, this.parsers, lang, rel, text, this.docs.get(rel)?.tree, level);
