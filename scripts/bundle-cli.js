@@ -18,6 +18,10 @@ const esbuild = require('esbuild');
 
 const root = path.resolve(__dirname, '..');
 const BUNDLES = ['dist/server/src/cli/program.js', 'dist/server/src/lsp/server.js'];
+// package.json's `bin`: tsc writes it without the execute bit, and what links to it before a
+// rebuild (`npm link`, the package npx installed from this checkout) runs the file as it is:
+// after `npm test` rebuilt it, `npx nsccn` said "Permission denied".
+const EXECUTABLE = 'dist/server/src/cli/main.js';
 // better-sqlite3's JavaScript is bundled (store/db.ts gives it its addon's path); its addon is not.
 // So is sqlite-vec's (it finds its platform package's library with require.resolve, from the
 // bundle's place as from its own: ~3 ms of a search's start-up less).
@@ -117,4 +121,5 @@ Promise.all(
   }),
 )
   .then(() => BUNDLES.forEach((rel) => writeCodeCache(path.join(root, rel))))
+  .then(() => fs.chmodSync(path.join(root, EXECUTABLE), 0o755))
   .catch(() => process.exit(1));

@@ -19,6 +19,12 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 describe('nsccn', () => {
+  test('the built executable runs as a program (what `npm link` and npx link to)', () => {
+    const main = CLI;
+    expect(fs.statSync(main).mode & 0o111).toBe(0o111);
+    expect(fs.readFileSync(main, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+  });
+
   test('index prints a summary, then finds nothing to do', () => {
     const first = nsccn('index', '--json');
     expect(first.code).toBe(0);
