@@ -86,29 +86,20 @@ function dotted(store: Store, text: string): Named {
   const segs = text.split('.');
   if (segs.some((s) => !s)) return null;
   // The whole name a module (`json.decoder`).
-  const modules = nearest(
-    store.entitiesWithQnameUnder(segs[segs.length - 1], segs.join('/')).filter((e) => e.kind === 'module'),
-    text,
-    true,
-  );
+  const modules = nearest(store.entitiesWithQnameUnder(segs[segs.length - 1], segs.join('/')).filter((e) => e.kind === 'module'), (e) => segmentsBefore(e.path!, text, true));
   if (modules.length) return one(modules);
-  let inside: EntityDbRow[] = [];
-  for (let k = segs.length - 1; k >= 1; k--) {
-    const module = segs.slice(0, k).join('.');
-    // Only files whose path spells the module: a common name (`get`) has hundreds of others.
-    const rows = store.entitiesWithQnameUnder(segs.slice(k).join('.'), segs.slice(0, k).join('/'));
-    const here = nearest(rows, module, true);
-    if (here.length) return one(here);
-    if (!inside.length) inside = nearest(rows, module, false);
-  }
-  return inside.length === 1 ? { row: inside[0] } : null;
+  const { spelled, inside } = entitiesSpelled(store, text);
+  const here = nearest(spelled, (s) => s.lead).map((s) => s.row);
+  if (here.length) return one(here);
+  const within = nearest(inside, (s) => s.lead);
+  return within.length === 1 ? { row: within[0].row } : null;
 }
 
-/** The rows whose file's module is `module` (`atEnd`), or lies inside it, after the fewest leading segments. */
-function nearest(rows: EntityDbRow[], module: string, atEnd: boolean): EntityDbRow[] {
-  const lead = rows.map((e) => segmentsBefore(e.path!, module, atEnd));
-  const best = Math.min(...lead);
-  return best === Infinity ? [] : rows.filter((_, i) => lead[i] === best);
+/** The items with the fewest leading segments before the match (`lead`): the copy nearest the root. */
+function nearest<T>(items: T[], lead: (t: T) => number): T[] {
+  const leads = items.map(lead);
+  const best = Math.min(...leads);
+  return best === Infinity ? [] : items.filter((_, i) => leads[i] === best);
 }
 
 /**
@@ -116,12 +107,22 @@ function nearest(rows: EntityDbRow[], module: string, atEnd: boolean): EntityDbR
  * (`atEnd`: `src.flask.app` is flask.app after one), or anywhere in it (the package of a module
  * that defines what the package re-exports). Infinity where it is not there.
  */
-export function segmentsBefore(file: string, module: string, atEnd: boolean): number {
+function segmentsBefore(file: string, module: string, atEnd: boolean): number {
   const name = moduleNameOf(file);
-  if (name === null) return Infinity;
+  return name === null ? Infinity : leadingSegments(name, module, atEnd);
+}
+
+/** Segments of dotted `name` before `part` (at its end, or anywhere); Infinity where it is not there. */
+function leadingSegments(name: string, part: string, atEnd: boolean): number {
   const wrapped = `.${name}.`;
-  const at = atEnd ? (wrapped.endsWith(`.${module}.`) ? wrapped.length - module.length - 2 : -1) : wrapped.indexOf(`.${module}.`);
+  const at = atEnd ? (wrapped.endsWith(`.${part}.`) ? wrapped.length - part.length - 2 : -1) : wrapped.indexOf(`.${part}.`);
   return at < 0 ? Infinity : wrapped.slice(0, at).split('.').length - 1;
+}
+
+/** An entity a dotted name spells, and how many segments of its full name come before it. */
+export interface Spelled {
+  row: EntityDbRow;
+  lead: number;
 }
 
 /**
@@ -130,17 +131,22 @@ export function segmentsBefore(file: string, module: string, atEnd: boolean): nu
  * its end and their module lies inside the rest (`inside`: `jinja2.Environment.get_template`, a
  * class a package re-exports). Only files whose path spells the module part are read.
  */
-export function entitiesSpelled(store: Store, dotted: string): { spelled: EntityDbRow[]; inside: EntityDbRow[] } {
+export function entitiesSpelled(store: Store, dotted: string): { spelled: Spelled[]; inside: Spelled[] } {
   const segs = dotted.split('.');
-  const spelled: EntityDbRow[] = [];
-  const inside: EntityDbRow[] = [];
+  const spelled: Spelled[] = [];
+  const inside: Spelled[] = [];
   for (let i = segs.length - 1; i >= 0; i--) {
     const qname = segs.slice(i).join('.');
     const rows = i === 0 ? store.entitiesWithQname(qname) : store.entitiesWithQnameUnder(qname, segs.slice(0, i).join('/'));
-    for (const r of rows) {
-      if (r.path === null) continue;
-      if (`.${moduleNameOf(r.path) ?? ''}.${r.qname}`.endsWith(`.${dotted}`)) spelled.push(r);
-      else if (i > 0 && segmentsBefore(r.path, segs.slice(0, i).join('.'), false) < Infinity) inside.push(r);
+    for (const row of rows) {
+      if (row.path === null) continue;
+      const module = moduleNameOf(row.path);
+      const lead = leadingSegments(module === null ? row.qname : `${module}.${row.qname}`, dotted, true);
+      if (lead < Infinity) spelled.push({ row, lead });
+      else if (i > 0) {
+        const within = segmentsBefore(row.path, segs.slice(0, i).join('.'), false);
+        if (within < Infinity) inside.push({ row, lead: within });
+      }
     }
   }
   return { spelled, inside };

@@ -1,7 +1,7 @@
 // The exact-name stream: a query that is an identifier (`validate_token`, `User.save`) ranks the
 // entities of that very name first. Silent for natural-language queries, so it never dilutes
 // them; it fixes the case where a just-typed name ties with a semantic neighbour.
-import { entitiesSpelled } from '../entity-names';
+import { entitiesSpelled, type Spelled } from '../entity-names';
 import type { EntityDbRow } from '../store/read-rows';
 import type { Store } from '../store/store';
 import type { SearchStream, StreamHit } from './types';
@@ -26,9 +26,10 @@ export class ExactNameStream implements SearchStream {
     // then those a package re-exports (`jinja2.Environment.get_template`, defined in a module of
     // jinja2); then those of its last name in a file whose path holds the rest.
     const { spelled, inside } = entitiesSpelled(this.store, q);
+    const rows = (xs: Spelled[]) => xs.map((x) => x.row).sort(byKind);
     const near = this.store.entitiesNamed(name).filter((r) => r.path !== null && (r.qname.endsWith(q) || r.path.replace(/\//g, '.').includes(q.slice(0, dot))));
     const seen = new Set<number>();
-    return [...spelled.sort(byKind), ...inside.sort(byKind), ...near.sort(byKind)]
+    return [...rows(spelled), ...rows(inside), ...near.sort(byKind)]
       .filter((r) => !seen.has(r.eid) && !!seen.add(r.eid))
       .slice(0, k)
       .map(hit);

@@ -142,7 +142,7 @@ export class SignalStream implements SearchStream {
       const mod = (r.path ?? '').replace(/\.[^./]+$/, '').replace(/\/__init__$/, '');
       return r.qname === name && (mod === ownerPath || mod.endsWith(`/${ownerPath}`));
     });
-    const out = entitiesSpelled(this.store, dotted).spelled;
+    const out = entitiesSpelled(this.store, dotted).spelled.map((s) => s.row);
     const seen = new Set(out.map((r) => r.eid));
     for (const r of loose) if (!seen.has(r.eid)) out.push(r);
     return out;
