@@ -175,8 +175,13 @@ describe('bad ids and paths', () => {
     }
   });
 
+  /** Each name written names the entity meant. */
+  const expectNamed = (table: Array<[written: string, meant: string]>) => {
+    for (const [written, meant] of table) expect(ws.engine.entity(written).id, written).toBe(meant);
+  };
+
   test('the names people write name the entity: without its kind, a dotted module path, a pytest id, a file', () => {
-    for (const [written, meant] of [
+    expectNamed([
       ['shop/models.py:price_of', 'func:shop/models.py:price_of'],
       ['shop/models.py:Order.total', 'method:shop/models.py:Order.total'],
       ['function:shop/models.py:price_of', 'func:shop/models.py:price_of'],
@@ -195,9 +200,7 @@ describe('bad ids and paths', () => {
       ['`Order.total`', 'method:shop/models.py:Order.total'],
       [' shop.models.price_of() ', 'func:shop/models.py:price_of'],
       ['"func:shop/models.py:price_of"', 'func:shop/models.py:price_of'],
-    ]) {
-      expect(ws.engine.entity(written).id, written).toBe(meant);
-    }
+    ]);
     expect(ws.engine.trace({ id: 'shop.models.User.rename', direction: 'down', depth: 1 }).root).toBe('method:shop/models.py:User.rename');
   });
 
@@ -208,15 +211,13 @@ describe('bad ids and paths', () => {
   });
 
   test('a line of a file, as a traceback gives it, names the innermost definition holding it', () => {
-    for (const [written, meant] of [
+    expectNamed([
       ['shop/models.py:18', 'method:shop/models.py:User.rename'],
       ['shop/models.py:16', 'method:shop/models.py:User.rename'],
       ['shop/models.py:9', 'class:shop/models.py:User'],
       ['shop/models.py:22', 'class:shop/models.py:User.Meta'],
       ['shop/models.py:1', 'module:shop/models.py:models'],
-    ]) {
-      expect(ws.engine.entity(written).id, written).toBe(meant);
-    }
+    ]);
     expect(ws.engine.window('shop/models.py:18').id).toBe('method:shop/models.py:User.rename');
     expect(() => ws.engine.entity('shop/models.py:999')).toThrow(/^unknown entity shop\/models\.py:999/);
     expect(() => ws.engine.entity('shop/nope.py:3')).toThrow(/^unknown entity/);
