@@ -116,6 +116,11 @@ Promise.all(
       external: outside,
       plugins: [ownLocation(bundle), lazyChildProcess],
       sourcemap: true,
+      // Without comments (a few dozen of them hold a non-ASCII character, `→`, `×`), the bundle is
+      // ASCII and V8 keeps it as a one-byte string: read and decoded 3× faster than the two-byte
+      // copy of its 1.1 MB, and 0.7 MB instead of 2.3 in every command's heap (`npm run bench --
+      // cli`: modules 27–31 → 20–25 ms, RSS 55 → 51 MB). Names stay as written, for stack traces.
+      minifyWhitespace: true,
       logLevel: 'warning',
     });
   }),

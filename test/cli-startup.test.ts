@@ -145,6 +145,13 @@ describe('the installed command', () => {
     fs.rmSync(hook);
   });
 
+  test('the bundles are ASCII, so V8 holds each as a one-byte string (a single `→` in a comment doubled it)', () => {
+    for (const bundle of [path.join(path.dirname(CLI), 'program.js'), path.join(path.dirname(CLI), '../lsp/server.js')]) {
+      const text = fs.readFileSync(bundle, 'latin1');
+      expect(/[^\x00-\x7f]/.exec(text)?.index ?? -1, bundle).toBe(-1);
+    }
+  });
+
   test('loads the program with the code V8 compiled at build time; a cache V8 rejects only costs the compile', () => {
     const query = ['trace', 'method:service/core.py:Service.open'];
     const cached = nsccn(...query);
