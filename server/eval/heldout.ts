@@ -38,7 +38,8 @@ export const HELD_OUT_LIBRARIES: HeldOutLibrary[] = [
   { name: 'sympy', dir: 'sympy', split: 'test' },
 ];
 
-const SKIP_DIRS = ['test', 'tests', 'testing', '__pycache__'];
+/** Folders left out of a library's copy (its tests); the localisation eval copies the same way. */
+export const SKIP_DIRS = ['test', 'tests', 'testing', '__pycache__'];
 /** Questions a library and the sample's seed, unless told otherwise: what the reranker's fit never asks. */
 export const HELD_OUT_QUESTIONS = 40;
 export const HELD_OUT_SEED = 7;

@@ -1,5 +1,5 @@
-// `npm run eval [-- retrieval|heldout|calls|calls-repos|calls-ts]`: retrieval quality on the stdlib (docstring →
-// function) and on libraries never trained or tuned on, CALLS accuracy against pyright (stdlib packages, then whole repositories), and on TypeScript/JavaScript against tsserver.
+// `npm run eval [-- retrieval|heldout|localisation|calls|calls-repos|calls-ts]`: retrieval quality on the stdlib (docstring →
+// function) and on libraries never trained or tuned on (their docstrings, and bug reports on them), CALLS accuracy against pyright (stdlib packages, then whole repositories), and on TypeScript/JavaScript against tsserver.
 // Each prints a table and writes bench-results/eval-*.json.
 type Eval = () => Promise<unknown>;
 
@@ -20,6 +20,15 @@ const EVALS: Record<string, () => Promise<Eval>> = {
     return async () => {
       const r = await m.runHeldOutEval(m.parseHeldOutArgs(process.argv.slice(2)));
       console.log(m.formatHeldOut(r));
+      return r;
+    };
+  },
+  // Bug-report-style texts on the held-out libraries, docstrings kept (eval/localisation.ts, issue 18).
+  localisation: async () => {
+    const m = require('./localisation') as typeof import('./localisation');
+    return async () => {
+      const r = await m.runLocalisationEval(m.parseLocalisationArgs(process.argv.slice(2)));
+      console.log(m.formatLocalisation(r));
       return r;
     };
   },
