@@ -16,7 +16,10 @@
 // ast, `checkAnswersInSource`), and must be an entity of the index afterwards: a missing one is
 // an error naming it, never a silent skip.
 //
-//   node dist/server/eval/run.js localisation [--only sympy] [--verbose] [--out FILE]
+//   node dist/server/eval/run.js localisation [--only sympy] [--verbose] [--with-tests] [--out FILE]
+//
+// --with-tests keeps the libraries' test folders (sympy holds a tests/ folder in each package, as its
+// repository does): what a user's workspace holds, and what search must demote.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -86,6 +89,8 @@ export interface LocalisationOptions {
   out?: string | null;
   verbose?: boolean;
   reportsFile?: string;
+  /** Keep the libraries' test folders, as a repository holds them (sympy's `tests/` beside each package): search demotes them. */
+  withTests?: boolean;
   log?: (m: string) => void;
 }
 
@@ -160,8 +165,8 @@ export function checkAnswersInSource(answers: string[], root: string): string[] 
 }
 
 /** The library's folders, Python files only and tests left out, under `dest` (docstrings kept); the number of files copied. */
-export function copyLibrary(sitePackages: string, lib: LocalisationLibrary, dest: string): number {
-  const exclude = SKIP_DIRS.map((d) => `${d}/`);
+export function copyLibrary(sitePackages: string, lib: LocalisationLibrary, dest: string, withTests = false): number {
+  const exclude = (withTests ? ['__pycache__'] : SKIP_DIRS).map((d) => `${d}/`);
   let files = 0;
   for (const dir of lib.dirs) {
     const src = path.join(sitePackages, dir);
@@ -199,7 +204,7 @@ export async function runLocalisationEval(opts: LocalisationOptions = {}): Promi
     const tStart = performance.now();
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), `nsccn-localisation-${lib.name}-`));
     try {
-      const files = copyLibrary(sp, lib, copy);
+      const files = copyLibrary(sp, lib, copy, opts.withTests);
       const tCopied = performance.now();
       const engine = await Engine.open({ root: copy, dbPath: path.join(copy, '.nsccn', 'index.db'), embeddings: { model: 'none' }, log: () => {} });
       try {
@@ -305,6 +310,10 @@ export function parseLocalisationArgs(argv: string[]): LocalisationOptions {
     if (!flag.startsWith('--')) continue;
     if (flag === '--verbose') {
       o.verbose = true;
+      continue;
+    }
+    if (flag === '--with-tests') {
+      o.withTests = true;
       continue;
     }
     const value = argv[++i];

@@ -3,7 +3,7 @@
 // Each prints a table and writes bench-results/eval-*.json.
 type Eval = () => Promise<unknown>;
 
-const BOOLEAN_FLAGS = new Set(['--keep', '--no-out', '--write', '--verbose']);
+const BOOLEAN_FLAGS = new Set(['--keep', '--no-out', '--write', '--verbose', '--with-tests']);
 
 const EVALS: Record<string, () => Promise<Eval>> = {
   retrieval: async () => {
