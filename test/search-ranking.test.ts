@@ -206,9 +206,13 @@ describe('what a report names', () => {
     const demoted = <T extends { file: string }>(h: T) => ({ ...h, weight: h.file === 'c.py' ? 0.05 : 1 });
     expect(order(rankFiles(ranked.map(demoted), 10, lexical.map(demoted)))).toEqual(['a.py', 'b.py', 'c.py']);
     // A file the report names, found by no stream, joins the list (above a file one view found
-    // second); named and found, it rises.
+    // second); named and found by the entities, it leads (the lexical view counts half).
     expect(order(rankFiles(ranked, 10, lexical, ['d.py']))).toEqual(['a.py', 'c.py', 'd.py', 'b.py']);
-    expect(order(rankFiles(ranked, 10, lexical, ['b.py']))).toEqual(['a.py', 'b.py', 'c.py']);
+    expect(order(rankFiles(ranked, 10, lexical, ['b.py']))).toEqual(['b.py', 'a.py', 'c.py']);
+    // The word view counts half the entities': where the two views swap two files, the file of
+    // the search's first answer leads (with equal weights a tie, which the path broke for b.py).
+    const swapped = rankFiles([{ id: 'z1', file: 'z.py', score: 2 }, { id: 'b1', file: 'b.py', score: 1 }], 10, [{ id: 'b1', file: 'b.py', weight: 1 }, { id: 'z1', file: 'z.py', weight: 1 }]);
+    expect(order(swapped)).toEqual(['z.py', 'b.py']);
   });
 });
 
