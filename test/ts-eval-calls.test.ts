@@ -26,6 +26,6 @@ test('new Child() and new Base() count as calls of the constructor that runs', (
 test('arguments: sets are ts and/or js; anything else is refused by name', () => {
   expect(parseCallsTsArgs(['--sets', 'js', '--no-out'])).toEqual({ sets: ['js'], out: null });
   expect(() => parseCallsTsArgs(['--sets', 'py'])).toThrow('--sets takes ts and/or js, not py');
-  expect(() => parseCallsTsArgs(['--bogus', '1'])).toThrow('unknown option --bogus');
-  expect(() => parseCallsTsArgs(['--out'])).toThrow('--out needs a value');
+  expect(() => parseCallsTsArgs(['--bogus', '1'])).toThrow("Unknown option '--bogus' (known: --sets V --out V --no-out --keep)");
+  expect(() => parseCallsTsArgs(['--out'])).toThrow("Option '--out <value>' argument missing");
 });

@@ -13,6 +13,7 @@ import { measureCalls } from './pyright/measure';
 import { causesText, metricsTable } from './pyright/report';
 import { buildLayout, LAYOUTS, partOf } from './pyright/repo-layouts';
 import { sitePackagesPath } from './python-paths';
+import { listFlag, numberFlag, readFlags, strip, stringFlag } from './flags';
 
 export interface ReposEvalOptions {
   layouts?: string[];
@@ -124,25 +125,8 @@ export function formatReposReport(r: ReposEvalResult, top: number): string {
 }
 
 export function parseReposArgs(argv: string[]): ReposEvalOptions {
-  const o: ReposEvalOptions = {};
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (flag === '--keep') {
-      o.keep = true;
-      continue;
-    }
-    if (flag === '--no-out') {
-      o.out = null;
-      continue;
-    }
-    const value = argv[++i];
-    if (value === undefined) throw new Error(`${flag} needs a value`);
-    if (flag === '--layouts') o.layouts = value.split(',').map((s) => s.trim()).filter(Boolean);
-    else if (flag === '--out') o.out = value;
-    else if (flag === '--top') o.topCauses = Number(value);
-    else throw new Error(`unknown option ${flag} (known: --layouts a,b --out FILE --no-out --top N --keep)`);
-  }
-  return o;
+  const f = readFlags(argv, { layouts: { type: 'string' }, out: { type: 'string' }, 'no-out': { type: 'boolean' }, top: { type: 'string' }, keep: { type: 'boolean' } });
+  return strip({ layouts: listFlag(f.layouts), out: f['no-out'] ? null : stringFlag(f.out), topCauses: numberFlag('top', f.top), keep: f.keep === true || undefined });
 }
 
 if (require.main === module) {

@@ -19,6 +19,7 @@ import { PyrightClient, type ReferenceServer } from './pyright/lsp-client';
 import { callersOf, readNsccnSide } from './pyright/nsccn-side';
 import { causesText, dropsText, metricsTable } from './pyright/report';
 import { callShape } from './pyright/shape';
+import { listFlag, readFlags, strip, stringFlag } from './flags';
 
 /** A package copied into the workspace as `<label>/…` from `from` (relative to the repo root). */
 interface Source {
@@ -246,21 +247,8 @@ function version(pkg: string): string {
 }
 
 export function parseCallsTsArgs(argv: string[]): CallsTsOptions {
-  const o: CallsTsOptions = {};
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (flag === '--keep') o.keep = true;
-    else if (flag === '--no-out') o.out = null;
-    else {
-      const value = argv[++i];
-      if (value === undefined) throw new Error(`${flag} needs a value`);
-      if (flag === '--sets') {
-        const sets = value.split(',').map((x) => x.trim());
-        for (const x of sets) if (x !== 'ts' && x !== 'js') throw new Error(`--sets takes ts and/or js, not ${x}`);
-        o.sets = sets as Array<'ts' | 'js'>;
-      } else if (flag === '--out') o.out = value;
-      else throw new Error(`unknown option ${flag} (known: --sets ts,js --out FILE --no-out --keep)`);
-    }
-  }
-  return o;
+  const f = readFlags(argv, { sets: { type: 'string' }, out: { type: 'string' }, 'no-out': { type: 'boolean' }, keep: { type: 'boolean' } });
+  const sets = listFlag(f.sets);
+  for (const x of sets ?? []) if (x !== 'ts' && x !== 'js') throw new Error(`--sets takes ts and/or js, not ${x}`);
+  return strip({ sets: sets as Array<'ts' | 'js'> | undefined, out: f['no-out'] ? null : stringFlag(f.out), keep: f.keep === true || undefined });
 }

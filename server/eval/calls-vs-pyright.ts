@@ -14,6 +14,7 @@ import { measureCalls } from './pyright/measure';
 import { causesText, dropsText, metricsTable } from './pyright/report';
 import { receiverTable, type ReceiverRecall } from './pyright/receivers';
 import { copyStdlibPackages, DEFAULT_PACKAGES } from './pyright/stdlib-workspace';
+import { listFlag, positiveFlag, readFlags, strip, stringFlag } from './flags';
 
 export interface CallsEvalOptions {
   packages?: string[];
@@ -190,33 +191,15 @@ function pythonVersion(): string {
 }
 
 export function parseCallsArgs(argv: string[]): CallsEvalOptions {
-  const o: CallsEvalOptions = {};
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (flag === '--keep') {
-      o.keep = true;
-      continue;
-    }
-    if (flag === '--no-out') {
-      o.out = null;
-      continue;
-    }
-    const value = argv[++i];
-    if (value === undefined) throw new Error(`${flag} needs a value`);
-    if (flag === '--packages') o.packages = value.split(',').map((s) => s.trim()).filter(Boolean);
-    else if (flag === '--out') o.out = value;
-    else if (flag === '--concurrency') o.concurrency = positive(flag, value);
-    else if (flag === '--timeout-ms') o.timeoutMs = positive(flag, value);
-    else if (flag === '--top') o.topCauses = positive(flag, value);
-    else throw new Error(`unknown option ${flag} (known: --packages a,b --out FILE --no-out --concurrency N --timeout-ms N --top N --keep)`);
-  }
-  return o;
-}
-
-function positive(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive integer, got ${value}`);
-  return n;
+  const f = readFlags(argv, { packages: { type: 'string' }, out: { type: 'string' }, 'no-out': { type: 'boolean' }, concurrency: { type: 'string' }, 'timeout-ms': { type: 'string' }, top: { type: 'string' }, keep: { type: 'boolean' } });
+  return strip({
+    packages: listFlag(f.packages),
+    out: f['no-out'] ? null : stringFlag(f.out),
+    concurrency: positiveFlag('concurrency', f.concurrency),
+    timeoutMs: positiveFlag('timeout-ms', f['timeout-ms']),
+    topCauses: positiveFlag('top', f.top),
+    keep: f.keep === true || undefined,
+  });
 }
 
 if (require.main === module) {

@@ -30,6 +30,7 @@ import { answerEids, evalQuestions, makeEvalCopy } from './retrieval';
 import type { EvalQuery } from './retrieval/query-sets';
 import { sample } from './stdlib-sample';
 import { HELD_OUT_LIBRARIES, HELD_OUT_QUESTIONS, HELD_OUT_SEED, withLibraryCopy } from './heldout';
+import { numberFlag, readFlags, strip, stringFlag } from './flags';
 
 export interface FitOptions {
   stdlib?: string;
@@ -231,26 +232,19 @@ export async function fitRerank(opts: FitOptions = {}): Promise<{ weights: Recor
 }
 
 export function parseFitArgs(argv: string[]): FitOptions {
-  const o: FitOptions = {};
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (flag === '--write') o.write = true;
-    else if (flag === '--keep') o.keep = true;
-    else if (flag === 'fit-rerank') continue;
-    else {
-      const value = argv[++i];
-      if (value === undefined) throw new Error(`${flag} needs a value`);
-      if (flag === '--train') o.train = Number(value);
-      else if (flag === '--seed') o.seed = Number(value);
-      else if (flag === '--reuse') o.reuse = value;
-      else if (flag === '--reuse-train') o.reuseTrain = value;
-      else if (flag === '--dump') o.dump = value;
-      else if (flag === '--iterations') o.iterations = Number(value);
-      else if (flag === '--l2') o.l2 = Number(value);
-      else if (flag === '--per-library') o.perLibrary = Number(value);
-      else if (flag === '--libraries-weight') o.librariesWeight = Number(value);
-      else throw new Error(`unknown option ${flag}`);
-    }
-  }
-  return o;
+  const n = { type: 'string' } as const;
+  const f = readFlags(argv, { write: { type: 'boolean' }, keep: { type: 'boolean' }, train: n, seed: n, reuse: n, 'reuse-train': n, dump: n, iterations: n, l2: n, 'per-library': n, 'libraries-weight': n });
+  return strip({
+    write: f.write === true || undefined,
+    keep: f.keep === true || undefined,
+    train: numberFlag('train', f.train),
+    seed: numberFlag('seed', f.seed),
+    reuse: stringFlag(f.reuse),
+    reuseTrain: stringFlag(f['reuse-train']),
+    dump: stringFlag(f.dump),
+    iterations: numberFlag('iterations', f.iterations),
+    l2: numberFlag('l2', f.l2),
+    perLibrary: numberFlag('per-library', f['per-library']),
+    librariesWeight: numberFlag('libraries-weight', f['libraries-weight']),
+  });
 }

@@ -21,6 +21,7 @@ import { sitePackagesPath } from './python-paths';
 import { answerEids, buildBaselines, judge } from './retrieval';
 import { metrics, type Metrics, type Outcome } from './retrieval/metrics';
 import { listDocstrings, removeDocstrings, sample, usableQuestion, type DocumentedFunction } from './stdlib-sample';
+import { listFlag, numberFlag, positiveFlag, readFlags, strip, stringFlag } from './flags';
 
 export interface HeldOutLibrary {
   name: string;
@@ -189,22 +190,6 @@ export function formatHeldOut(r: HeldOutResult): string {
 }
 
 export function parseHeldOutArgs(argv: string[]): HeldOutOptions {
-  const o: HeldOutOptions = {};
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (!flag.startsWith('--')) continue;
-    if (flag === '--verbose') {
-      o.verbose = true;
-      continue;
-    }
-    const value = argv[++i];
-    if (value === undefined) throw new Error(`${flag} needs a value`);
-    if (flag === '--per-library') o.perLibrary = Number(value);
-    else if (flag === '--seed') o.seed = Number(value);
-    else if (flag === '--only') o.only = value.split(',');
-    else if (flag === '--out') o.out = value;
-    else throw new Error(`unknown option ${flag}`);
-  }
-  if (o.perLibrary !== undefined && !(Number.isInteger(o.perLibrary) && o.perLibrary > 0)) throw new Error('--per-library needs a positive integer');
-  return o;
+  const f = readFlags(argv, { verbose: { type: 'boolean' }, 'per-library': { type: 'string' }, seed: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' } });
+  return strip({ verbose: f.verbose === true || undefined, perLibrary: positiveFlag('per-library', f['per-library']), seed: numberFlag('seed', f.seed), only: listFlag(f.only), out: stringFlag(f.out) });
 }

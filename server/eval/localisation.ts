@@ -27,6 +27,7 @@ import * as path from 'node:path';
 import { Engine } from '../src/engine/engine';
 import { EXTENSIONS } from '../src/engine/languages/registry';
 import { discover, IgnoreRules } from '../src/engine/workspace/discover';
+import { listFlag, readFlags, strip, stringFlag } from './flags';
 import { SKIP_DIRS } from './heldout';
 import { sitePackagesPath } from './python-paths';
 import { answerEids, buildBaselines, judge } from './retrieval';
@@ -304,25 +305,8 @@ export function formatLocalisation(r: LocalisationResult): string {
 }
 
 export function parseLocalisationArgs(argv: string[]): LocalisationOptions {
-  const o: LocalisationOptions = {};
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (!flag.startsWith('--')) continue;
-    if (flag === '--verbose') {
-      o.verbose = true;
-      continue;
-    }
-    if (flag === '--with-tests') {
-      o.withTests = true;
-      continue;
-    }
-    const value = argv[++i];
-    if (value === undefined) throw new Error(`${flag} needs a value`);
-    if (flag === '--only') o.only = value.split(',');
-    else if (flag === '--out') o.out = value;
-    else if (flag === '--reports') o.reportsFile = value;
-    else throw new Error(`unknown option ${flag}`);
-  }
+  const f = readFlags(argv, { verbose: { type: 'boolean' }, 'with-tests': { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' }, reports: { type: 'string' } });
+  const o: LocalisationOptions = strip({ verbose: f.verbose === true || undefined, withTests: f['with-tests'] === true || undefined, only: listFlag(f.only), out: stringFlag(f.out), reportsFile: stringFlag(f.reports) });
   if (o.only) {
     const known = LOCALISATION_LIBRARIES.map((l) => l.name);
     const unknown = o.only.filter((n) => !known.includes(n));
