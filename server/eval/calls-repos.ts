@@ -13,7 +13,7 @@ import { measureCalls } from './pyright/measure';
 import { causesText, metricsTable } from './pyright/report';
 import { buildLayout, LAYOUTS, partOf } from './pyright/repo-layouts';
 import { sitePackagesPath } from './python-paths';
-import { listFlag, numberFlag, readFlags, strip, stringFlag } from './flags';
+import { listFlag, numberFlag, onFlag, readFlags, stringFlag, strip } from './flags';
 
 export interface ReposEvalOptions {
   layouts?: string[];
@@ -126,7 +126,7 @@ export function formatReposReport(r: ReposEvalResult, top: number): string {
 
 export function parseReposArgs(argv: string[]): ReposEvalOptions {
   const f = readFlags(argv, { layouts: { type: 'string' }, out: { type: 'string' }, 'no-out': { type: 'boolean' }, top: { type: 'string' }, keep: { type: 'boolean' } });
-  return strip({ layouts: listFlag(f.layouts), out: f['no-out'] ? null : stringFlag(f.out), topCauses: numberFlag('top', f.top), keep: f.keep === true || undefined });
+  return strip({ layouts: listFlag(f.layouts), out: f['no-out'] ? null : stringFlag(f.out), topCauses: numberFlag('top', f.top), keep: onFlag(f.keep) });
 }
 
 if (require.main === module) {

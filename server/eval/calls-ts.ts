@@ -19,7 +19,7 @@ import { PyrightClient, type ReferenceServer } from './pyright/lsp-client';
 import { callersOf, readNsccnSide } from './pyright/nsccn-side';
 import { causesText, dropsText, metricsTable } from './pyright/report';
 import { callShape } from './pyright/shape';
-import { listFlag, readFlags, strip, stringFlag } from './flags';
+import { listFlag, onFlag, readFlags, stringFlag, strip } from './flags';
 
 /** A package copied into the workspace as `<label>/…` from `from` (relative to the repo root). */
 interface Source {
@@ -250,5 +250,5 @@ export function parseCallsTsArgs(argv: string[]): CallsTsOptions {
   const f = readFlags(argv, { sets: { type: 'string' }, out: { type: 'string' }, 'no-out': { type: 'boolean' }, keep: { type: 'boolean' } });
   const sets = listFlag(f.sets);
   for (const x of sets ?? []) if (x !== 'ts' && x !== 'js') throw new Error(`--sets takes ts and/or js, not ${x}`);
-  return strip({ sets: sets as Array<'ts' | 'js'> | undefined, out: f['no-out'] ? null : stringFlag(f.out), keep: f.keep === true || undefined });
+  return strip({ sets: sets as Array<'ts' | 'js'> | undefined, out: f['no-out'] ? null : stringFlag(f.out), keep: onFlag(f.keep) });
 }

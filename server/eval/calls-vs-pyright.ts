@@ -14,7 +14,7 @@ import { measureCalls } from './pyright/measure';
 import { causesText, dropsText, metricsTable } from './pyright/report';
 import { receiverTable, type ReceiverRecall } from './pyright/receivers';
 import { copyStdlibPackages, DEFAULT_PACKAGES } from './pyright/stdlib-workspace';
-import { listFlag, positiveFlag, readFlags, strip, stringFlag } from './flags';
+import { listFlag, onFlag, positiveFlag, readFlags, stringFlag, strip } from './flags';
 
 export interface CallsEvalOptions {
   packages?: string[];
@@ -198,7 +198,7 @@ export function parseCallsArgs(argv: string[]): CallsEvalOptions {
     concurrency: positiveFlag('concurrency', f.concurrency),
     timeoutMs: positiveFlag('timeout-ms', f['timeout-ms']),
     topCauses: positiveFlag('top', f.top),
-    keep: f.keep === true || undefined,
+    keep: onFlag(f.keep),
   });
 }
 

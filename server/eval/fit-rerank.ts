@@ -30,7 +30,7 @@ import { answerEids, evalQuestions, makeEvalCopy } from './retrieval';
 import type { EvalQuery } from './retrieval/query-sets';
 import { sample } from './stdlib-sample';
 import { HELD_OUT_LIBRARIES, HELD_OUT_QUESTIONS, HELD_OUT_SEED, withLibraryCopy } from './heldout';
-import { numberFlag, readFlags, strip, stringFlag } from './flags';
+import { numberFlag, onFlag, readFlags, stringFlag, strip } from './flags';
 
 export interface FitOptions {
   stdlib?: string;
@@ -235,8 +235,8 @@ export function parseFitArgs(argv: string[]): FitOptions {
   const n = { type: 'string' } as const;
   const f = readFlags(argv, { write: { type: 'boolean' }, keep: { type: 'boolean' }, train: n, seed: n, reuse: n, 'reuse-train': n, dump: n, iterations: n, l2: n, 'per-library': n, 'libraries-weight': n });
   return strip({
-    write: f.write === true || undefined,
-    keep: f.keep === true || undefined,
+    write: onFlag(f.write),
+    keep: onFlag(f.keep),
     train: numberFlag('train', f.train),
     seed: numberFlag('seed', f.seed),
     reuse: stringFlag(f.reuse),

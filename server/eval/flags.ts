@@ -36,6 +36,9 @@ export function numberFlag(name: string, value: string | boolean | undefined): n
   return n;
 }
 
+/** A boolean flag: true when given, else undefined (absent from the options). */
+export const onFlag = (value: string | boolean | undefined): true | undefined => (value === true ? true : undefined);
+
 /** A string flag, or undefined when absent. */
 export const stringFlag = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
 

@@ -21,7 +21,7 @@ import { sitePackagesPath } from './python-paths';
 import { answerEids, buildBaselines, judge } from './retrieval';
 import { metrics, type Metrics, type Outcome } from './retrieval/metrics';
 import { listDocstrings, removeDocstrings, sample, usableQuestion, type DocumentedFunction } from './stdlib-sample';
-import { listFlag, numberFlag, positiveFlag, readFlags, strip, stringFlag } from './flags';
+import { listFlag, numberFlag, onFlag, positiveFlag, readFlags, stringFlag, strip } from './flags';
 
 export interface HeldOutLibrary {
   name: string;
@@ -191,5 +191,5 @@ export function formatHeldOut(r: HeldOutResult): string {
 
 export function parseHeldOutArgs(argv: string[]): HeldOutOptions {
   const f = readFlags(argv, { verbose: { type: 'boolean' }, 'per-library': { type: 'string' }, seed: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' } });
-  return strip({ verbose: f.verbose === true || undefined, perLibrary: positiveFlag('per-library', f['per-library']), seed: numberFlag('seed', f.seed), only: listFlag(f.only), out: stringFlag(f.out) });
+  return strip({ verbose: onFlag(f.verbose), perLibrary: positiveFlag('per-library', f['per-library']), seed: numberFlag('seed', f.seed), only: listFlag(f.only), out: stringFlag(f.out) });
 }

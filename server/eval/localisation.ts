@@ -27,7 +27,7 @@ import * as path from 'node:path';
 import { Engine } from '../src/engine/engine';
 import { EXTENSIONS } from '../src/engine/languages/registry';
 import { discover, IgnoreRules } from '../src/engine/workspace/discover';
-import { listFlag, readFlags, strip, stringFlag } from './flags';
+import { listFlag, onFlag, readFlags, stringFlag, strip } from './flags';
 import { SKIP_DIRS } from './heldout';
 import { sitePackagesPath } from './python-paths';
 import { answerEids, buildBaselines, judge } from './retrieval';
@@ -306,7 +306,7 @@ export function formatLocalisation(r: LocalisationResult): string {
 
 export function parseLocalisationArgs(argv: string[]): LocalisationOptions {
   const f = readFlags(argv, { verbose: { type: 'boolean' }, 'with-tests': { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' }, reports: { type: 'string' } });
-  const o: LocalisationOptions = strip({ verbose: f.verbose === true || undefined, withTests: f['with-tests'] === true || undefined, only: listFlag(f.only), out: stringFlag(f.out), reportsFile: stringFlag(f.reports) });
+  const o: LocalisationOptions = strip({ verbose: onFlag(f.verbose), withTests: onFlag(f['with-tests']), only: listFlag(f.only), out: stringFlag(f.out), reportsFile: stringFlag(f.reports) });
   if (o.only) {
     const known = LOCALISATION_LIBRARIES.map((l) => l.name);
     const unknown = o.only.filter((n) => !known.includes(n));
