@@ -120,6 +120,27 @@ describe('an index that is already complete', () => {
   }, 60_000);
 });
 
+describe('an index that the disk has moved past', () => {
+  it('answers the first call from the disk: the start-up check and its re-index are waited for', async () => {
+    const { dir: root, cleanup } = tempDir('nsccn-mcp-stale-');
+    copyShop(root);
+    expect(spawnSync(process.execPath, [CLI, 'index', '--root', root], { encoding: 'utf8', env: { ...process.env, NSCCN_MODEL: 'none' } }).status).toBe(0);
+    // Changed while no server ran (or left by an editor that quit with unsaved text): only the
+    // next server's stat of every file finds it.
+    const base = path.join(root, 'shop', 'base.py');
+    fs.appendFileSync(base, '\n\ndef audit_trail(row):\n    return _write("audit", row)\n');
+    const s = await startMcp(root);
+    try {
+      const first = await s.call('trace_causal_path', { entity_id: 'func:shop/base.py:audit_trail', direction: 'down', depth: 1 });
+      expect(first.isError, text(first)).toBeFalsy();
+      expect(text(first)).toContain('func:shop/base.py:_write');
+    } finally {
+      await s.close();
+      cleanup();
+    }
+  }, 60_000);
+});
+
 describe('the child language server', () => {
   it('is started again after it dies: calls in flight fail with "call again", the next call works', async () => {
     const { dir: root, cleanup } = tempDir('nsccn-mcp-restart-');

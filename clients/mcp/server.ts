@@ -125,6 +125,15 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   await server.close().catch(() => {});
 }
 
+/**
+ * How long a tool call waits, on a folder the server found indexed, for its start-up check (a
+ * stat of every file: site-packages ~0.2 s) and the re-index of what the check finds. Answered
+ * at once, the first calls read the index as the last process left it: a file changed while no
+ * server ran, or the unsaved text of an editor that quit, traced as if it were on disk.
+ */
+const SETTLE_MS = 2000;
+const SETTLE_POLL_MS = 25;
+
 /** Whether the first index run is still going; asked of the server until it says ready once. */
 class IndexState {
   private ready = false;
@@ -137,10 +146,20 @@ class IndexState {
     this.ready = true;
   }
 
-  /** The status while the index builds, null once it is ready (or while a complete index is only being checked). */
+  /**
+   * The status while the index builds, null once it is ready. A complete index being checked
+   * against the disk is waited for, up to SETTLE_MS; a first index is not (it takes minutes).
+   */
   async building(ctx: ToolContext): Promise<StatusResponse | null> {
     if (this.ready) return null;
-    const s = await ctx.call<StatusResponse>(Methods.status, {});
+    let s = await ctx.call<StatusResponse>(Methods.status, {});
+    if (s.checking) {
+      const until = Date.now() + SETTLE_MS;
+      while (s.state !== 'ready' && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+        s = await ctx.call<StatusResponse>(Methods.status, {});
+      }
+    }
     if (s.state === 'ready') this.ready = true;
     return s.state === 'indexing' && !s.checking ? s : null;
   }
