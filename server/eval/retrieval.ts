@@ -32,6 +32,7 @@ import { reciprocalRankFusion } from '../src/engine/search/fuse';
 import { EXTENSIONS } from '../src/engine/languages/registry';
 import { discover, IgnoreRules } from '../src/engine/workspace/discover';
 import { Bm25 } from './bm25';
+import { numberFlag, onFlag, positiveFlag, readFlags, stringFlag, strip } from './flags';
 import { stdlibPath } from './python-paths';
 import { filesOf, firstHit, metrics, type Metrics, type Outcome } from './retrieval/metrics';
 import { dataDir, loadBugReports, loadWebQuestions, type EvalQuery } from './retrieval/query-sets';
@@ -48,6 +49,8 @@ export interface RetrievalEvalOptions {
   keepCopy?: boolean;
   /** An eval copy kept by an earlier run with the same seed and sample (--keep): skips the copy and most of the indexing. */
   reuse?: string;
+  /** Each question's rank in the lexical and static streams and the engine's answer, on the log. */
+  verbose?: boolean;
   log?: (m: string) => void;
 }
 
@@ -108,9 +111,14 @@ export async function runRetrievalEval(opts: RetrievalEvalOptions = {}): Promise
           continue;
         }
         const files = new Set(q.answers.map((a) => a.slice(0, a.indexOf(':'))));
-        for (const [system, o] of Object.entries(await judge(engine, baselines, q.query, eids, files))) {
+        const judged = await judge(engine, baselines, q.query, eids, files);
+        for (const [system, o] of Object.entries(judged)) {
           const bySystem = outcomes[q.split];
           bySystem.set(system, [...(bySystem.get(system) ?? []), o]);
+        }
+        if (opts.verbose) {
+          const rank = (s: string) => String(judged[s]?.rank ?? '-').padStart(3);
+          log(`  ${name} ${q.split.padEnd(4)} ${rank('lexical')} ${rank('static')} ${rank('nsccn')}  ${q.answers[0]}  «${q.query.replace(/\s+/g, ' ').slice(0, 90)}»`);
         }
       }
       const summarize = (m: Map<string, Outcome[]>) => Object.fromEntries([...m].map(([s, o]) => [s, metrics(o)]));
@@ -249,31 +257,35 @@ export function formatTable(r: RetrievalEvalResult): string {
   return blocks.join('\n\n');
 }
 
-function parseArgs(argv: string[]): RetrievalEvalOptions {
-  const o: RetrievalEvalOptions = {};
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (flag === '--keep') {
-      o.keepCopy = true;
-      continue;
-    }
-    const value = argv[++i];
-    if (value === undefined) throw new Error(`${flag} needs a value`);
-    if (flag === '--sample') o.sample = Number(value);
-    else if (flag === '--seed') o.seed = Number(value);
-    else if (flag === '--model') o.embeddings = { ...o.embeddings, model: value };
-    else if (flag === '--quantization') o.embeddings = { ...o.embeddings, quantization: value as ModelSettings['quantization'] };
-    else if (flag === '--out') o.out = value;
-    else if (flag === '--stdlib') o.stdlib = value;
-    else if (flag === '--reuse') o.reuse = value;
-    else throw new Error(`unknown option ${flag}`);
-  }
-  if (o.sample !== undefined && !(Number.isInteger(o.sample) && o.sample > 0)) throw new Error('--sample needs a positive integer');
-  return o;
+/** `npm run eval -- retrieval [--sample 600] [--seed 7] [--model ID] [--quantization Q] [--out FILE] [--stdlib DIR] [--reuse DIR] [--keep] [--verbose]`. */
+export function parseRetrievalArgs(argv: string[]): RetrievalEvalOptions {
+  const f = readFlags(argv, {
+    sample: { type: 'string' },
+    seed: { type: 'string' },
+    model: { type: 'string' },
+    quantization: { type: 'string' },
+    out: { type: 'string' },
+    stdlib: { type: 'string' },
+    reuse: { type: 'string' },
+    keep: { type: 'boolean' },
+    verbose: { type: 'boolean' },
+  });
+  const model = stringFlag(f.model);
+  const quantization = stringFlag(f.quantization) as ModelSettings['quantization'] | undefined;
+  return strip({
+    sample: positiveFlag('sample', f.sample),
+    seed: numberFlag('seed', f.seed),
+    embeddings: model || quantization ? strip({ model, quantization }) : undefined,
+    out: stringFlag(f.out),
+    stdlib: stringFlag(f.stdlib),
+    reuse: stringFlag(f.reuse),
+    keepCopy: onFlag(f.keep),
+    verbose: onFlag(f.verbose),
+  });
 }
 
 if (require.main === module) {
-  runRetrievalEval(parseArgs(process.argv.slice(2))).then(
+  runRetrievalEval(parseRetrievalArgs(process.argv.slice(2))).then(
     (r) => {
       console.log(formatTable(r));
       for (const n of r.notes) console.log(`note: ${n}`);

@@ -9,7 +9,7 @@ const EVALS: Record<string, () => Promise<Eval>> = {
   retrieval: async () => {
     const m = require('./retrieval') as typeof import('./retrieval');
     return async () => {
-      const r = await m.runRetrievalEval();
+      const r = await m.runRetrievalEval(m.parseRetrievalArgs(process.argv.slice(2)));
       console.log(m.formatTable(r));
       return r;
     };
