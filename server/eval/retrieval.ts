@@ -19,9 +19,9 @@
 // of queries whose top 5 hold the one entity (or file) most often seen in top 5s — high when long
 // queries collapse to the same hubs whatever the text.
 //
-//   node dist/server/eval/retrieval.js [--sample 600] [--seed 7] [--model none|<hub id>|<folder>]
-//     [--quantization auto|float|binary] [--out FILE] [--keep] [--reuse DIR]
-//   (--keep leaves the eval copy and its index on disk; --reuse DIR runs on such a copy again)
+//   npm run eval -- retrieval [--sample 600] [--seed 7] [--model none|<hub id>|<folder>]
+//     [--quantization auto|float|binary] [--out FILE] [--keep] [--reuse DIR] [--verbose]
+//   (--verbose logs each question's ranks; --keep leaves the eval copy and its index on disk; --reuse DIR runs on such a copy again)
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
