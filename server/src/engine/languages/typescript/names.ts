@@ -102,3 +102,6 @@ export const CONFIG_FILE = /^[\w./\\-]+\.(ini|json|ya?ml|toml|cfg|conf|env)$|(^|
 export function isPropertyGetter(decorators: readonly string[]): boolean {
   return decorators.includes('get');
 }
+
+/** Members of every function that call it with a `this` of the caller's choosing (`f.call(self, x)`). */
+export const INVOKERS: ReadonlySet<string> = new Set(['call', 'apply']);

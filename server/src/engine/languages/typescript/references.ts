@@ -5,7 +5,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { Relation } from '../../../../../protocol';
 import type { ExtractedEntity, RawRef } from '../types';
-import { BUILTINS, CONFIG_FILE, MUTATORS } from './names';
+import { BUILTINS, CONFIG_FILE, INVOKERS, MUTATORS } from './names';
 import { ModuleRefs } from './modules';
 import { span, type Scope } from './scopes';
 import { FUNCTION_VALUES, memberName, pathOf, signatureOf, stringValue, valueType } from './syntax';
@@ -60,9 +60,9 @@ export abstract class References extends ModuleRefs {
     }
   }
 
-  private push(relation: Relation, target: string, at: Node, extra: Partial<RawRef> = {}): void {
+  private push(relation: Relation, target: string, at: Node, extra: Partial<RawRef> = {}, siteNode?: Node): void {
     // A call site is the called name (`save` of `this.save()`), as editors underline it.
-    const site = relation === 'CALLS' ? calledName(at) : at;
+    const site = siteNode ?? (relation === 'CALLS' ? calledName(at) : at);
     const ref: RawRef = { from: this.st.owner().ent.id, relation, target, span: span(site), ...extra };
     if (relation === 'CALLS' || relation === 'PROPAGATES_ERROR') {
       const catches = this.st.catches(at.startIndex);
@@ -115,9 +115,24 @@ export abstract class References extends ModuleRefs {
       if (base) this.push('CALLS', base, n);
       return;
     }
+    const invoked = this.invokedPath(path);
+    if (invoked) return this.callPath(invoked, n, calledName(fn.childForFieldName('object') ?? fn));
     this.callPath(path, n);
     const last = path[path.length - 1];
     if (path.length >= 2 && MUTATORS.has(last)) this.mutation(path.slice(0, -1), n);
+  }
+
+  /**
+   * `f.call(thisArg, …)`, `f.apply(thisArg, args)`: a call of `f`, the way older JavaScript calls
+   * helpers with a `this` (`compileSchema.call(this, sch)`) and base constructors
+   * (`Animal.call(this, name)`); `C.prototype.m.call(…)` calls `C`'s `m`. Not through `this`
+   * itself or a local, whose own method may be named `call` (`rpc.call('ping')`).
+   */
+  private invokedPath(path: string[]): string[] | null {
+    if (path.length < 2 || !INVOKERS.has(path[path.length - 1]) || path[0] === 'super') return null;
+    if (path[0] === 'this' ? path.length === 2 : this.st.local(path[0]) !== undefined) return null;
+    const callee = path.slice(0, -1);
+    return callee.length >= 3 && callee[callee.length - 2] === 'prototype' ? [...callee.slice(0, -2), callee[callee.length - 1]] : callee;
   }
 
   /** `new C()`: a call of the class (the graph takes it to its constructor). */
@@ -165,30 +180,32 @@ export abstract class References extends ModuleRefs {
     if (local) read(target, { kind: 'typed', type: local });
   }
 
-  private callPath(path: string[], at: Node): void {
+  /** `site`: the name the call underlines, when not the called name of `at` (`f` of `f.call(…)`). */
+  private callPath(path: string[], at: Node, site?: Node): void {
+    const call = (target: string, extra: Partial<RawRef> = {}) => this.push('CALLS', target, at, extra, site);
     const head = path[0];
     const rest = path.slice(1).join('.');
     if (head === 'this') {
       const t = this.st.thisClass();
       if (!rest) return;
       const typed = t ? null : this.types.thisParam();
-      if (t) this.push('CALLS', rest, at, { receiver: { kind: t.isStatic ? 'cls' : 'self' } });
-      else if (typed) this.push('CALLS', rest, at, { receiver: { kind: 'typed', type: typed.type } });
-      else this.push('CALLS', path[path.length - 1], at, { receiver: { kind: 'expr' } });
+      if (t) call(rest, { receiver: { kind: t.isStatic ? 'cls' : 'self' } });
+      else if (typed) call(rest, { receiver: { kind: 'typed', type: typed.type } });
+      else call(path[path.length - 1], { receiver: { kind: 'expr' } });
       return;
     }
     if (head === 'super') {
-      if (rest) this.push('CALLS', rest, at, { receiver: { kind: 'super' } });
+      if (rest) call(rest, { receiver: { kind: 'super' } });
       return;
     }
     const local = this.st.local(head);
     if (local === undefined) {
-      this.push('CALLS', path.join('.'), at);
+      call(path.join('.'));
       return;
     }
     if (!rest) return; // calling a local function value: unknown target
-    if (local) this.push('CALLS', rest, at, { receiver: { kind: 'typed', type: local } });
-    else this.push('CALLS', path[path.length - 1], at, { receiver: { kind: 'expr' } });
+    if (local) call(rest, { receiver: { kind: 'typed', type: local } });
+    else call(path[path.length - 1], { receiver: { kind: 'expr' } });
   }
 
   /** `return new C()`, `return this.x`, `return make()`: what an unannotated function returns, as alternatives (`A|B`). */
