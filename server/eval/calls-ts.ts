@@ -171,7 +171,9 @@ async function runSet(set: 'ts' | 'js', opts: CallsTsOptions, log: (m: string) =
       const line = lines(file)[site.row] ?? '';
       return callShape(line, site.column).isCall || /^[\w$]*\s*(<[^>]*>)?\s*[(`]/.test(line.slice(site.column)) || /\bnew\s+[\w$.]*$/.test(line.slice(0, site.column));
     };
-    const cmp = compareCalls(index, facts, side.facts, isCall, unanswered);
+    // `compileSchema.call(this, s)`: NSCCN's edge goes to compileSchema, tsserver's to Function.prototype.call.
+    const invoked = (file: string, site: Pos) => /^[\w$]+\s*\.\s*(call|apply)\s*\(/.test((lines(file)[site.row] ?? '').slice(site.column));
+    const cmp = compareCalls(index, facts, side.facts, isCall, unanswered, invoked);
     const perPackage: Record<string, Metrics> = {};
     for (const s of sources) perPackage[s.label] = metrics(cmp, (c) => packageOf(index, c) === s.label);
     const stats = engine.stats();

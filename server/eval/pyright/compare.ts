@@ -84,6 +84,8 @@ export interface Drops {
   nsccnUnansweredCaller: number;
   /** NSCCN edges to a variable (global/attr holding a callable): pyright reports defs only. */
   nsccnVariableCallee: number;
+  /** NSCCN CALLS written for `f.call(…)` / `f.apply(…)`, where the other side names `Function.prototype.call`. */
+  nsccnInvoked: number;
   variableExamples: string[];
   /** Unmapped pyright targets, a few, for the report. */
   unmappedExamples: string[];
@@ -221,6 +223,7 @@ export function compareCalls(
   nsccn: CallFact[],
   isCall: (file: string, site: Pos) => boolean = () => true,
   unanswered: ReadonlySet<string> = new Set(),
+  invoked: (file: string, site: Pos) => boolean = () => false,
 ): Comparison {
   const drops: Drops = {
     pyrightExternal: 0,
@@ -230,6 +233,7 @@ export function compareCalls(
     nsccnOutOfScopeCaller: 0,
     nsccnUnansweredCaller: 0,
     nsccnVariableCallee: 0,
+    nsccnInvoked: 0,
     variableExamples: [],
     unmappedExamples: [],
   };
@@ -258,6 +262,10 @@ export function compareCalls(
     }
     if (f.target.kind !== 'entity') {
       drops.nsccnUnresolved++;
+      continue;
+    }
+    if (invoked(f.file, f.site)) {
+      drops.nsccnInvoked++;
       continue;
     }
     const kind = index.byId.get(f.target.id)?.kind;

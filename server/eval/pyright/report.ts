@@ -39,6 +39,7 @@ export function dropsText(d: Drops, reattributed: number): string {
     `  NSCCN CALLS from classes/modules (decorators, class bodies): ${d.nsccnOutOfScopeCaller}`,
     `  NSCCN CALLS from callers pyright gave no answer for: ${d.nsccnUnansweredCaller}`,
     `  NSCCN CALLS to a variable holding a callable (global/attr; pyright reports defs only): ${d.nsccnVariableCallee}`,
+    ...(d.nsccnInvoked ? [`  NSCCN CALLS through f.call(…) / f.apply(…) (TypeScript names Function.prototype.call): ${d.nsccnInvoked}`] : []),
     `  pyright sites attributed to a nested def/enclosing scope, as NSCCN does: ${reattributed}`,
   ].join('\n');
 }
