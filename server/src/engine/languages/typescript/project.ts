@@ -1,6 +1,7 @@
-// Bare specifiers that name workspace files: tsconfig/jsconfig `paths` and `baseUrl`, and the
-// packages of the workspace (package.json `workspaces`, their `exports`/`main`). What cannot be
-// mapped to a workspace file stays as written (an external package).
+// Bare specifiers that name workspace files: tsconfig/jsconfig `paths` and `baseUrl`, the
+// packages of the workspace (package.json `workspaces`, their `exports`/`main`) and the root
+// package by its own name (its tests import it so). What cannot be mapped to a workspace file
+// stays as written (an external package).
 import type { ProjectFiles } from '../types';
 
 const CODE_EXT = /(\.d)?\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
@@ -165,10 +166,13 @@ export class ProjectResolver {
         for (const d of this.files.list(parent)) dirs.push(`${parent}/${d}`);
       } else if (!clean.includes('*')) dirs.push(clean);
     }
-    for (const dir of dirs) {
-      const pj = parseJsonc(this.files.read(`${dir}/package.json`));
-      if (pj && typeof pj.name === 'string') pkgs.set(pj.name, { dir, exports: pj.exports, main: typeof pj.main === 'string' ? pj.main : typeof pj.module === 'string' ? pj.module : undefined });
-    }
+    const add = (dir: string, pj: Record<string, unknown> | null) => {
+      if (pj && typeof pj.name === 'string' && !pkgs.has(pj.name)) pkgs.set(pj.name, { dir, exports: pj.exports, main: typeof pj.main === 'string' ? pj.main : typeof pj.module === 'string' ? pj.module : undefined });
+    };
+    for (const dir of dirs) add(dir, parseJsonc(this.files.read(`${dir}/package.json`)));
+    // The root package by its own name: its tests and examples import it as a user would
+    // (`import { z } from 'zod/v4'` inside zod), which Node and TypeScript resolve to itself.
+    add('', root);
     this.packages = pkgs;
     return pkgs;
   }
@@ -212,7 +216,9 @@ function condition(v: unknown): string | null {
   if (Array.isArray(v)) return v.map(condition).find((x) => x) ?? null;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    for (const c of CONDITIONS) if (c in o) {
+    // A project's own condition for its sources (`@zod/source`, `my-lib:source`) first, as `source`.
+    const own = Object.keys(o).filter((k) => /[@:/-]source$/.test(k));
+    for (const c of [...own, ...CONDITIONS]) if (c in o) {
       const t = condition(o[c]);
       if (t) return t;
     }
