@@ -101,3 +101,41 @@ test("a file's opening comment says what it is for, at the docs level; a JSDoc t
   const sk = ws.engine.skeleton('src/tools/cli.ts');
   expect(sk.entities.find((e) => e.id === 'func:src/tools/cli.ts:main')?.skeletonLine).toBe(3);
 });
+
+test('functions assigned to members (a prototype, an app object, CommonJS exports) are signatures too', () => {
+  ws.write(
+    'src/legacy/app.js',
+    [
+      'var app = exports = module.exports = {};',
+      '',
+      '/** Initialize the server. */',
+      'app.init = function init() {',
+      '  this.cache = {};',
+      '};',
+      '',
+      'function Router(options) {',
+      '  this.stack = [];',
+      '}',
+      '',
+      'Router.prototype.handle = function handle(req, res) {',
+      '  return this.stack.length;',
+      '};',
+      '',
+      'app.size = 3;',
+      '',
+    ].join('\n'),
+  );
+  const sk = ws.engine.skeleton('src/legacy/app.js');
+  expect(sk.text).toBe(
+    [
+      'var app = exports = module.exports = {}',
+      '/** Initialize the server. */',
+      'app.init = function init() { … }',
+      'function Router(options) { … }',
+      'Router.prototype.handle = function handle(req, res) { … }',
+      '',
+    ].join('\n'),
+  );
+  // (A prototype's function is shown; the graph does not make it a method of `Router` yet.)
+  expect(sk.entities.find((e) => e.id === 'func:src/legacy/app.js:init')?.skeletonLine).toBe(3);
+});

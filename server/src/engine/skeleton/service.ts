@@ -12,7 +12,7 @@ import { composeSkeleton } from './compose';
  * Bump when any language's skeleton text changes: a skeleton cached by an older NSCCN for a file
  * that has not changed since is then made again, not served as it was.
  */
-export const SKELETON_FORMAT = 4; // 2: `X as X` imports shown as `X`; 3: no `__future__` imports; 4: a TypeScript/JavaScript file's opening comment
+export const SKELETON_FORMAT = 5; // 2: `X as X` imports shown as `X`; 3: no `__future__` imports; 4: a TypeScript/JavaScript file's opening comment; 5: JavaScript functions assigned to members (`app.init = function init() {…}`)
 
 /** The cache holds the default docs level only; other levels are made on demand. */
 export function skeletonOf(store: Store, parsers: Parsers, lang: LanguageSupport, file: string, text: string, tree?: Tree, docs: DocsLevel = DEFAULT_DOCS_LEVEL): Skeleton {

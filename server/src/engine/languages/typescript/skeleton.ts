@@ -132,11 +132,13 @@ function statement(w: Writer, n: Node, indent: string, source: string, prefix = 
     case 'expression_statement': {
       const e = n.namedChild(0);
       if (e?.type === 'internal_module') return statement(w, e, indent, source, prefix);
-      if (e?.type === 'assignment_expression' && /^(module\.)?exports\b/.test(e.text)) {
-        const right = e.childForFieldName('right');
-        if (right && FUNCTION_VALUES.has(right.type)) return fn(w, e, right, indent, source, prefix);
-        w.push(indent + prefix + short(e.text), e);
-      }
+      if (e?.type !== 'assignment_expression') return;
+      const right = e.childForFieldName('right');
+      const exported = /^(module\.)?exports\b/.test(e.text);
+      // A function given to a member (`app.init = function init() {…}`,
+      // `Router.prototype.handle = function (req, res) {…}`): how CommonJS code defines its API.
+      if (right && FUNCTION_VALUES.has(right.type) && (exported || e.childForFieldName('left')?.type === 'member_expression')) return fn(w, e, right, indent, source, prefix);
+      if (exported) w.push(indent + prefix + short(e.text), e);
       return;
     }
     case 'lexical_declaration':
