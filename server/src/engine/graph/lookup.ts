@@ -3,6 +3,7 @@
 // turns these lookups into edges per relation. Two parts it asks, each with its own caches in
 // the shared LookupState: what is inside a module and what an import names
 // (./module-members.ts), and parameters typed by their callers or fixtures (./caller-types.ts).
+import { entityId } from '../../../../protocol';
 import type { Ent, FileSymbols, SymbolModel } from './model';
 import { dirOf, TYPE_KINDS } from './model';
 import type { RefInput } from './resolve';
@@ -181,7 +182,21 @@ export class NameLookup {
       const cls = this.enclosingClass(from);
       if (cls) t = this.inClass(cls, segs.slice(1), false).ents[0];
     } else t = this.single(this.path(fs, from, type, true));
+    if (t && !TYPE_KINDS.has(t.kind)) t = this.typeOfSameName(t) ?? t;
     return t ? of(t) : [];
+  }
+
+  /**
+   * The class or interface declared under a value's name in its file: a type expression means the
+   * type (TypeScript's `interface ZodString` beside `const ZodString = $constructor(…)`, one name
+   * in two meanings, of which the model's names keep the later).
+   */
+  private typeOfSameName(value: Ent): Ent | undefined {
+    for (const kind of ['interface', 'class'] as const) {
+      const twin = this.model.byId.get(entityId(kind, value.file, value.qname));
+      if (twin) return twin;
+    }
+    return undefined;
   }
 
   /** The classes of the elements of a container: a function's `[]T` return, an attribute's `[]T` type. */
