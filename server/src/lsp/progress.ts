@@ -22,29 +22,13 @@ export class BackgroundIndexer {
   private readonly queue: Workspace[] = [];
   private running: Promise<void> | null = null;
   private stopped = false;
-  /** Settled once a run has compared the disk with its folder's index (or ended, or none will). */
-  private readonly compared: { promise: Promise<void>; settle: () => void };
 
   constructor(
     private readonly connection: Connection,
     private readonly workspaces: Workspaces,
     private readonly log: Logger,
     private readonly clientShowsProgress: () => boolean,
-  ) {
-    let settle = () => {};
-    const promise = new Promise<void>((r) => (settle = r));
-    this.compared = { promise, settle };
-  }
-
-  /**
-   * Once the first run has compared its folder with the disk: the server's own watcher starts
-   * then, as its walk of the tree would slow that stat pass on the one thread (site-packages:
-   * ready 2.2 s after start with both at once, 1.2 s with the watcher after).
-   */
-  firstCompared(): Promise<void> {
-    if (!this.running && !this.queue.length) this.compared.settle();
-    return this.compared.promise;
-  }
+  ) {}
 
   /** Queues folders for indexing; starts the run if none is going. */
   schedule(folders: Workspace[]): void {
@@ -59,9 +43,9 @@ export class BackgroundIndexer {
 
   /**
    * The stat pass again once the first runs are over, unannounced: what changed on disk between
-   * a run's stat of a file and the start of the server's own watcher (started after that stat,
-   * so as not to hold the first answers for its walk of the tree) is indexed now. A real run
-   * follows only when something did change, and then the status says so.
+   * a run's stat of a file and the start of the server's own watcher (which began at the same
+   * time, so as not to hold the first answers for its walk of the tree) is indexed now. A real
+   * run follows only when something did change, and then the status says so.
    */
   async recheck(folders: Workspace[]): Promise<void> {
     while (this.running) await this.running;
@@ -85,7 +69,6 @@ export class BackgroundIndexer {
   stop(): void {
     this.stopped = true;
     this.queue.length = 0;
-    this.compared.settle();
   }
 
   private async run(): Promise<void> {
@@ -114,11 +97,7 @@ export class BackgroundIndexer {
         };
         const started = Date.now();
         try {
-          // Its first progress report comes after the stat pass: reading begins, or nothing to read.
-          const s = await ws.engine.indexWorkspace((p) => {
-            this.compared.settle();
-            onProgress(p);
-          });
+          const s = await ws.engine.indexWorkspace(onProgress);
           this.log(
             `[${ws.name}] indexed ${s.files} files (${s.parsed} parsed, ${s.unchanged} unchanged, ${s.deleted} deleted, ` +
               `${s.skipped.length} skipped): ${s.entities} entities, ${s.edges} edges in ${((Date.now() - started) / 1000).toFixed(1)} s`,
@@ -130,7 +109,6 @@ export class BackgroundIndexer {
           void this.connection.window.showErrorMessage(`NSCCN: ${msg}`);
         } finally {
           ws.pendingIndex = false;
-          this.compared.settle();
         }
         doneFolders++;
       }

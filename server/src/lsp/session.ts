@@ -122,13 +122,13 @@ export class Session {
       this.connection.workspace.onDidChangeWorkspaceFolders((e) => this.foldersChanged(e));
     }
     const canRegister = this.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
-    // The runs start at once. Our own watcher's walk of the tree (the stdlib ~0.35 s,
-    // site-packages seconds of CPU) starts once the first run has compared the disk with the
-    // index, and when it is ready the stat pass runs again, so that a file changed in between,
-    // which neither saw, is indexed. A client's watcher needs no such order.
+    const watching = this.watched?.start(canRegister, folders) ?? Promise.resolve();
+    // Our own watcher's walk of the tree (the stdlib ~0.35 s, site-packages seconds) is not
+    // waited for: the runs start at once, and once the watcher is ready the stat pass runs
+    // again, so that a file changed in between, which neither saw, is indexed. A client's
+    // watcher needs no second pass.
     this.indexer.schedule(folders);
-    if (!canRegister) await this.indexer.firstCompared();
-    await (this.watched?.start(canRegister, folders) ?? Promise.resolve());
+    await watching;
     if (this.watched?.ownWatcher) void this.indexer.recheck(folders);
   }
 
