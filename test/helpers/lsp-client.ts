@@ -48,8 +48,6 @@ export interface StartOptions {
   codeLensRefresh?: boolean;
   /** Start `nsccn lsp` without `--stdio` (stdio is the default transport). */
   noStdioFlag?: boolean;
-  /** Environment variables for the server, beside this process's. */
-  env?: Record<string, string>;
 }
 
 export class LspClient {
@@ -78,7 +76,7 @@ export class LspClient {
 
   static async start(opts: StartOptions): Promise<LspClient> {
     const command = serverCommand().filter((a) => !(opts.noStdioFlag && a === '--stdio'));
-    const proc = spawn(process.execPath, command, { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'], env: opts.env ? { ...process.env, ...opts.env } : process.env });
+    const proc = spawn(process.execPath, command, { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
     const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
     const client = new LspClient(proc, conn);
     client.wire();

@@ -41,26 +41,6 @@ export class BackgroundIndexer {
     }
   }
 
-  /**
-   * The stat pass again once the first runs are over, unannounced: what changed on disk between
-   * a run's stat of a file and the start of the server's own watcher (which began at the same
-   * time, so as not to hold the first answers for its walk of the tree) is indexed now. A real
-   * run follows only when something did change, and then the status says so.
-   */
-  async recheck(folders: Workspace[]): Promise<void> {
-    while (this.running) await this.running;
-    for (const ws of folders) {
-      if (this.stopped) return;
-      if (!this.workspaces.list().includes(ws)) continue;
-      try {
-        const s = await ws.engine.indexWorkspace();
-        if (s.parsed || s.deleted) this.log(`[${ws.name}] changed while the watcher started: ${s.parsed} parsed, ${s.deleted} deleted`);
-      } catch (e) {
-        if (!this.stopped) this.log(`[${ws.name}] indexing failed: ${describe(e)}`);
-      }
-    }
-  }
-
   /** True while any folder waits for or is in its first index run. */
   busy(): boolean {
     return this.running !== null || this.queue.length > 0;

@@ -123,13 +123,11 @@ export class Session {
     }
     const canRegister = this.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     const watching = this.watched?.start(canRegister, folders) ?? Promise.resolve();
-    // Our own watcher's walk of the tree (the stdlib ~0.35 s, site-packages seconds) is not
-    // waited for: the runs start at once, and once the watcher is ready the stat pass runs
-    // again, so that a file changed in between, which neither saw, is indexed. A client's
-    // watcher needs no second pass.
+    // Our own watcher must be ready before discovery walks the tree, or a file created in
+    // between would be missed by both. The client's watcher needs no such wait.
+    if (!canRegister) await watching;
     this.indexer.schedule(folders);
     await watching;
-    if (this.watched?.ownWatcher) void this.indexer.recheck(folders);
   }
 
   /** True while any folder is waiting for, or in, its first index run. */

@@ -45,11 +45,6 @@ export class WatchedFiles {
     await Promise.all(folders.map((ws) => this.watch(ws)));
   }
 
-  /** Whether the server watches the folders itself (the client could not or would not). */
-  get ownWatcher(): boolean {
-    return this.useOwnWatcher;
-  }
-
   /** A folder added later (workspace/didChangeWorkspaceFolders). */
   async added(ws: Workspace): Promise<void> {
     if (this.useOwnWatcher) await this.watch(ws);
@@ -87,9 +82,6 @@ export class WatchedFiles {
   private async watch(ws: Workspace): Promise<void> {
     if (this.disposed || this.watchers.has(ws)) return;
     try {
-      // Tests only: a watcher as slow to start as on a large tree (test/lsp-live.test.ts).
-      const delay = Number(process.env.NSCCN_TEST_WATCHER_DELAY_MS);
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       const watcher = await WorkspaceWatcher.start({
         root: ws.root,
         ignore: (rel, isDir) => ws.engine.isIgnored(rel, isDir),
