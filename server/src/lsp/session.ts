@@ -126,8 +126,8 @@ export class Session {
     // Our own watcher must be ready before discovery walks the tree, or a file created in
     // between would be missed by both. The client's watcher needs no such wait. (Starting the
     // run first and stat-ing again once the watcher is ready was tried: the first answers came
-    // sooner — the stdlib's first MCP call ~660 → ~325 ms — but a file created while the watcher
-    // walks the tree is unknown to it, so its deletion is never reported, and with `ready` said
+    // sooner — the stdlib's first MCP call ~660 → ~325 ms — but, most likely, a file created while
+    // the watcher walks the tree is unknown to it, so its deletion is never reported; with `ready` said
     // before the watcher that window fell where clients work: lsp-live failed 2 of 3 full runs.)
     if (!canRegister) await watching;
     this.indexer.schedule(folders);
