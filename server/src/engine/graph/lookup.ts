@@ -189,7 +189,9 @@ export class NameLookup {
   /**
    * The class or interface declared under a value's name in its file: a type expression means the
    * type (TypeScript's `interface ZodString` beside `const ZodString = $constructor(…)`, one name
-   * in two meanings, of which the model's names keep the later).
+   * in two meanings, of which the model's names keep the later). Also for a function: zod's
+   * `function $constructor` returns its `interface $constructor`, and an annotation
+   * `core.$constructor<T>` means the interface (limited to globals, zod lost 413 such edges).
    */
   private typeOfSameName(value: Ent): Ent | undefined {
     for (const kind of ['interface', 'class'] as const) {

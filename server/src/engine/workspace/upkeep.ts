@@ -173,7 +173,7 @@ export class IndexUpkeep {
     this.hooks.assertOpen();
     // A run in progress listed its files before these changes: applied now, a change could be
     // undone by the run's own write of a file as it read it (a file deleted while the run
-    // parses it came back). The changes wait for the run, then are applied over what it wrote.
+    // holds its text would come back). The changes wait for the run, then are applied over what it wrote.
     while (this.running) await this.running.catch(() => undefined);
     if (this.hooks.closed()) return;
     const { host, docs, parsers, grammars, paths, log } = this.parts;
