@@ -444,8 +444,8 @@ describe('incremental equals cold', () => {
       const e = await open(root);
       await e.indexWorkspace();
       const lasts = new Set((e.store.db.prepare('SELECT fid, last FROM refs').raw().all() as Array<[number, string]>).map(([fid, last]) => `${fid} ${last}`));
-      for (const [fid, calls] of e.store.db.prepare('SELECT fid, calls FROM call_args').raw().all() as Array<[number, string]>) {
-        for (const [, target] of decodeCallArgs(calls)) {
+      for (const [fid, path, calls] of e.store.db.prepare('SELECT c.fid, f.path, c.calls FROM call_args c JOIN files f ON f.fid = c.fid').raw().all() as Array<[number, string, string]>) {
+        for (const [, target] of decodeCallArgs(calls, path)) {
           sites++;
           expect(lasts.has(`${fid} ${lastSegment(target)}`), `${fixture}: ${target}`).toBe(true);
         }

@@ -22,6 +22,8 @@ export type CallSiteInput = Omit<CallSite, 'file'>;
 export interface CallSource {
   /** The call sites of `file`, as the index holds them. */
   callsOf(file: string): CallSiteInput[];
+  /** The call sites of `file` whose callee's last segment is `name`. */
+  callsNamed(file: string, name: string): CallSiteInput[];
   /**
    * Files with a reference whose last segment is `name`. Architecture Invariant: every call
    * site has one (its CALLS reference), so these files hold every call site of `name`.
@@ -53,6 +55,12 @@ export class CallSites {
   private readonly deferred = new Map<string, string[]>();
   /** Names whose sites have all been read. */
   private readonly readFor = new Set<string>();
+  /**
+   * Files not read whole whose sites of some names were (`named`): those names. Resolving
+   * site-packages asks for the sites of 12.7K names, 276K of the 703K sites; reading whole files
+   * for them held all 703K (100 MB at the run's peak, for 60 % nobody asked about).
+   */
+  private readonly partial = new Map<string, string[]>();
   /**
    * One copy of each callee name, receiver type and argument list read back from the index
    * (JSON.parse makes each anew: a first index reads ~200K sites back, 25 MB more without).
@@ -95,6 +103,7 @@ export class CallSites {
     // A deferred file stays listed under its names: reading it then finds nothing, or its new sites.
     if (had === null) this.unread--;
     else if (had !== DEFERRED) this.unlist(file, had);
+    this.unlistPartial(file);
     this.byFile.delete(file);
   }
 
@@ -103,6 +112,7 @@ export class CallSites {
     const had = this.byFile.get(file);
     if (had === undefined) return NO_CALLS;
     if (had !== null && had !== DEFERRED) return had;
+    this.unlistPartial(file);
     const read = this.add(file, (this.source?.callsOf(file) ?? []).map((c) => this.shared(c)));
     this.byFile.set(file, read);
     if (had === null) this.unread--;
@@ -117,10 +127,13 @@ export class CallSites {
   release(): void {
     if (!this.source) return;
     for (const [file, had] of this.byFile) {
-      if (had === null || had === DEFERRED) continue;
+      if (had === null) continue;
+      // A deferred file read in part is no longer listed under the names read: the index finds it.
+      if (had === DEFERRED && !this.partial.has(file)) continue;
       this.byFile.set(file, null);
       this.unread++;
     }
+    this.partial.clear();
     this.byName.clear();
     this.readFor.clear();
     this.names.clear();
@@ -136,12 +149,31 @@ export class CallSites {
       const deferred = this.deferred.get(name);
       if (deferred) {
         this.deferred.delete(name);
-        for (const file of deferred) this.of(file);
+        for (const file of deferred) this.readNamed(file, name);
       }
-      if (this.unread > 0 && this.source) for (const file of this.source.filesReferring(name)) this.of(file);
+      if (this.unread > 0 && this.source) for (const file of this.source.filesReferring(name)) this.readNamed(file, name);
       this.readFor.add(name);
     }
     return this.byName.get(name) ?? NO_CALLS;
+  }
+
+  /** The sites of `name` in `file`, when the file is only in the index and they were not read yet. */
+  private readNamed(file: string, name: string): void {
+    const had = this.byFile.get(file);
+    if ((had !== null && had !== DEFERRED) || !this.source) return;
+    const names = this.partial.get(file);
+    if (names?.includes(name)) return;
+    this.add(file, this.source.callsNamed(file, name).map((c) => this.shared(c)));
+    if (names) names.push(name);
+    else this.partial.set(file, [name]);
+  }
+
+  /** Takes the sites `readNamed` read of `file` out of their names' lists. */
+  private unlistPartial(file: string): void {
+    const names = this.partial.get(file);
+    if (!names) return;
+    this.partial.delete(file);
+    for (const name of names) this.unlistNamed(file, name);
   }
 
   private shared(c: CallSiteInput): CallSiteInput {
@@ -166,12 +198,14 @@ export class CallSites {
   private unlist(file: string, sites: readonly CallSite[]): void {
     const names = new Set<string>();
     for (const c of sites) names.add(lastSegment(c.target));
-    for (const name of names) {
-      const list = this.byName.get(name);
-      if (!list) continue;
-      const kept = list.filter((c) => c.file !== file);
-      if (kept.length) this.byName.set(name, kept);
-      else this.byName.delete(name);
-    }
+    for (const name of names) this.unlistNamed(file, name);
+  }
+
+  private unlistNamed(file: string, name: string): void {
+    const list = this.byName.get(name);
+    if (!list) return;
+    const kept = list.filter((c) => c.file !== file);
+    if (kept.length) this.byName.set(name, kept);
+    else this.byName.delete(name);
   }
 }

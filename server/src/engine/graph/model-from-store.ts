@@ -2,8 +2,9 @@
 // before its first change (a first index builds it file by file as it writes). Read whole
 // (`rest`), or a slice at a time between other work (`step`, a server's preload).
 import type { Store } from '../store/store';
-import type { FileRow, ModelFileRows } from '../store/read-rows';
+import type { CallArgsTuple, FileRow, ModelFileRows } from '../store/read-rows';
 import { languageById } from '../languages/registry';
+import type { CallSiteInput } from './call-sites';
 import type { Ent, SymbolModel } from './model';
 import { sharedString } from './pools';
 
@@ -39,7 +40,8 @@ export class ModelLoader {
     this.byFid = new Map(store.files().map((f) => [f.fid, f]));
     // Call sites stay in the index until a lookup asks for a callee's name (call-sites.ts).
     model.readCallsFrom({
-      callsOf: (file) => store.callArgsOf(file).map(([source, target, receiver, rtype, args]) => ({ from: source, target, receiver, rtype, args })),
+      callsOf: (file) => store.callArgsOf(file).map(siteOfTuple),
+      callsNamed: (file, name) => store.callArgsNamed(file, name).map(siteOfTuple),
       filesReferring: (name) => store.pathsReferring(name),
     });
   }
@@ -115,4 +117,8 @@ export class ModelLoader {
       attrTypes: r.attrTypes.map(([cls, attr, type]) => ({ cls: one(cls), attr: one(attr), type: one(type) })),
     });
   }
+}
+
+function siteOfTuple([source, target, receiver, rtype, args]: CallArgsTuple): CallSiteInput {
+  return { from: source, target, receiver, rtype, args };
 }

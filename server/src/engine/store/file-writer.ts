@@ -88,7 +88,7 @@ export class FileWriter {
       const src = eids.get(ref.from);
       if (src !== undefined) refs.push({ rid: this.insertRef(fid, src, ref), ref });
     }
-    this.insertBindings(fid, ex);
+    this.insertBindings(fid, meta.path, ex);
     return { fid, refs, kept: [], removedIds: [], orphaned: [] };
   }
 
@@ -178,12 +178,12 @@ export class FileWriter {
       this.s.deleteEdgesOfRef.run(r.rid);
       this.s.deleteRef.run(r.rid);
     }
-    this.insertBindings(fid, ex);
+    this.insertBindings(fid, meta.path, ex);
     if (!bulk) this.last = { fid, entities: nowEntities, refs: nowRefs };
     return { fid, refs, kept, removedIds, orphaned };
   }
 
-  private insertBindings(fid: number, ex: FileExtraction): void {
+  private insertBindings(fid: number, path: string, ex: FileExtraction): void {
     for (const b of ex.imports) {
       const s = b.span;
       this.s.insertImport.run(fid, b.from, b.local, b.module, b.member, s.start.row, s.start.column, s.end.row, s.end.column);
@@ -191,8 +191,15 @@ export class FileWriter {
     for (const a of ex.attrTypes) this.s.insertAttrType.run(fid, a.cls, a.attr, a.type);
     const calls = ex.callArgs ?? [];
     if (calls.length > 0) {
-      const rows: CallArgsTuple[] = calls.map((c) => [c.from, c.target, c.receiver ? c.receiver.kind : null, c.receiver?.kind === 'typed' ? c.receiver.type : null, c.args]);
-      this.s.insertCallArgs.run(fid, encodeCallArgs(rows));
+      const byName = new Map<string, CallArgsTuple[]>();
+      for (const c of calls) {
+        const row: CallArgsTuple = [c.from, c.target, c.receiver ? c.receiver.kind : null, c.receiver?.kind === 'typed' ? c.receiver.type : null, c.args];
+        const name = lastSegment(c.target);
+        const rows = byName.get(name);
+        if (rows) rows.push(row);
+        else byName.set(name, [row]);
+      }
+      for (const [name, rows] of byName) this.s.insertCallArgs.run(fid, name, encodeCallArgs(rows, path));
     }
   }
 

@@ -4,6 +4,7 @@
 import type { Relation } from '../../../../protocol';
 import type { ConfigKind, ReceiverKind } from '../languages/types';
 import type { BulkLoad } from './bulk-load';
+import { lastSegment } from '../dotted';
 import { decodeCallArgs } from './call-args-row';
 import { parseModelRows, type CallArgsTuple, type ModelFileRows, type ModelRowsJson, type RefDbRow, type RefResolveRow } from './read-rows';
 import { MODEL_ROWS_AFTER, type Statements } from './statements';
@@ -14,6 +15,8 @@ import { rowsFromReader } from './model-rows-reader';
 export class ResolutionQueries {
   /** Receiver types as `typedRefsMentioning` knows them (null: not read yet). */
   private typesKnown: KnownTypes | null = null;
+  /** call_args as schema 10 and older made it, one row per file (null: not looked at yet). */
+  private rowPerFile: boolean | null = null;
 
   constructor(
     private readonly s: Statements,
@@ -46,10 +49,18 @@ export class ResolutionQueries {
     })(rowsFromReader({ dbPath, sql: MODEL_ROWS_AFTER, after, sqlite, binding: nativeBinding() }));
   }
 
-  /** One file's call sites with argument types (none when it has no row). */
+  /** One file's call sites with argument types (none when it has no row), grouped by callee name. */
   callArgsOf(path: string): CallArgsTuple[] {
-    const json = this.s.callArgsOfPath.get(path) as string | undefined;
-    return json ? decodeCallArgs(json) : [];
+    return (this.s.callArgsOfPath.all(path) as string[]).flatMap((json) => decodeCallArgs(json, path));
+  }
+
+  /** One file's call sites of callee name `name` (the target's last segment). */
+  callArgsNamed(path: string, name: string): CallArgsTuple[] {
+    if (this.rowPerFile === null) this.rowPerFile = !(this.db.pragma('table_info(call_args)') as Array<{ name: string }>).some((c) => c.name === 'name');
+    // A read-only index of schema 10 or older (db.ts openReadOnly) has one row per file.
+    if (this.rowPerFile) return this.callArgsOf(path).filter((t) => lastSegment(t[1]) === name);
+    const json = this.s.callArgsOfPathNamed.get(path, name) as string | undefined;
+    return json ? decodeCallArgs(json, path) : [];
   }
 
   /** Files with a reference whose last segment is `last`, of any relation. */

@@ -1,6 +1,6 @@
 // The index schema. Bump SCHEMA_VERSION for any change of tables or of what a column means: an
 // index of another version is rebuilt from source (it is derived data; see store/db.ts).
-export const SCHEMA_VERSION = 10; // 10: entities.literals and its lexical column (an older index has neither: rebuilt); 6: edges.dispatch; 7: call_args (both branches said 6: an index of either is rebuilt); 8: call_args one row per file; 9: call_args lists each caller once (an older build could not read it), and the vectors kept for re-scoring are bytes (an older build would find none)
+export const SCHEMA_VERSION = 11; // 11: call_args one row per file and callee name (an older build read one row per file); 10: entities.literals and its lexical column (an older index has neither: rebuilt); 6: edges.dispatch; 7: call_args (both branches said 6: an index of either is rebuilt); 8: call_args one row per file; 9: call_args lists each caller once (an older build could not read it), and the vectors kept for re-scoring are bytes (an older build would find none)
 // Bump ANALYSIS_VERSION for any change of what extraction or resolution make of the same files
 // (entities, references, edges): an index made by another version is rebuilt, rather than left
 // answering with the old analysis for every file that has not changed since.
@@ -100,15 +100,21 @@ CREATE TABLE IF NOT EXISTS attr_types (
 );
 CREATE INDEX IF NOT EXISTS attr_types_fid ON attr_types(fid);
 
--- Argument types at call sites (languages/types.ts CallArgs), one row per file: only ever read
--- whole (the symbol model of a reopened index), and a row per site was a fifth of the rows a
--- first index writes. calls: JSON {callers, sites}, each site [caller's place in callers,
--- target, receiver, rtype, args], receiver and rtype as in refs, args the type expressions
+-- Argument types at call sites (languages/types.ts CallArgs), one row per file and callee name
+-- (the target's last segment): typing a parameter by its callers reads the sites of one name,
+-- and resolving site-packages asks for 12.7K names' 276K sites of 703K (a row per file had every
+-- site of a file read for one of them; a row per site was a fifth of the rows a first index
+-- writes). calls: JSON {callers, sites}, each site [caller's place in callers, target,
+-- receiver, rtype, args], receiver and rtype as in refs, args the type expressions
 -- (store/call-args-row.ts).
+-- (A rowid table: rows of a WITHOUT ROWID table past ~1 KB, a tenth of them, each took
+-- overflow pages of their own: 29 MB of pages for 19.7 MB of rows on the stdlib.)
 CREATE TABLE IF NOT EXISTS call_args (
-  fid INTEGER PRIMARY KEY,
+  fid INTEGER NOT NULL,
+  name TEXT NOT NULL,
   calls TEXT NOT NULL
 );
+CREATE UNIQUE INDEX IF NOT EXISTS call_args_key ON call_args(fid, name);
 
 CREATE TABLE IF NOT EXISTS skeletons (
   fid INTEGER PRIMARY KEY,

@@ -107,7 +107,7 @@ export function prepareStatements(db: Db) {
     deleteAttrTypesOfFile: () => p('DELETE FROM attr_types WHERE fid = ?'),
     insertAttrType: () => p('INSERT INTO attr_types(fid, cls, attr, type) VALUES (?, ?, ?, ?)'),
     deleteCallArgsOfFile: () => p('DELETE FROM call_args WHERE fid = ?'),
-    insertCallArgs: () => p('INSERT INTO call_args(fid, calls) VALUES (?, ?)'),
+    insertCallArgs: () => p('INSERT INTO call_args(fid, name, calls) VALUES (?, ?, ?)'),
     deleteSkeleton: () => p('DELETE FROM skeletons WHERE fid = ?'),
     deleteEdgesOfRef: () => p('DELETE FROM edges WHERE rid = ?'),
     insertEdge: () => p('INSERT INTO edges(rid, dst, ambiguous, caught, dispatch) SELECT ?, eid, ?, ?, ? FROM entities WHERE id = ?'),
@@ -126,6 +126,7 @@ export function prepareStatements(db: Db) {
     // What the symbol model holds of each file, one JSON array per table (read-rows.ts ModelFileRows), file by file in path order.
     modelRows: () => p(MODEL_ROWS_AFTER).raw(),
     callArgsOfPath: () => p('SELECT c.calls FROM call_args c JOIN files f ON f.fid = c.fid WHERE f.path = ?').pluck(),
+    callArgsOfPathNamed: () => p('SELECT c.calls FROM call_args c JOIN files f ON f.fid = c.fid WHERE f.path = ? AND c.name = ?').pluck(),
     pathsReferring: () => p('SELECT DISTINCT f.path FROM refs r JOIN files f ON f.fid = r.fid WHERE r.last = ?').pluck(),
     refByRid: () => p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE r.rid = ?`),
     refsOfPath: () => p(`SELECT ${REF_COLS} FROM refs r JOIN files f ON f.fid = r.fid JOIN entities s ON s.eid = r.src WHERE f.path = ?`),

@@ -302,6 +302,10 @@ export class Store {
     return this.resolution.callArgsOf(path);
   }
 
+  callArgsNamed(path: string, name: string): CallArgsTuple[] {
+    return this.resolution.callArgsNamed(path, name);
+  }
+
   pathsReferring(last: string): string[] {
     return this.resolution.pathsReferring(last);
   }
