@@ -29,6 +29,7 @@ import { checkMaxTokens } from './budget/measure';
 import type { EdgeRow, EngineOptions, EntityRow, GraphChange, IndexProgress, Position, TextChange } from './api';
 import { EmbeddingService } from './embed/service';
 import { EngineError } from './errors';
+import { exposedGc } from './gc';
 import { Graph } from './graph/graph';
 import type { Cancellation } from './graph/cooperative';
 import type { TraceRequest } from './graph/trace';
@@ -318,6 +319,18 @@ export class Engine {
   /** `cancel`: a caller that may give up (the language server's request token); checked between stages. */
   search(params: SearchParams, cancel?: Cancellation): Promise<SearchResponse> {
     return this.searching.search(params, cancel);
+  }
+
+  /**
+   * Lets go of the symbol model, read again from the index if a change comes (`Graph.unload`),
+   * and collects: for a command that indexed and will not change a file again. False when a
+   * change is being resolved (then nothing is dropped).
+   */
+  releaseSymbolModel(): boolean {
+    this.assertOpen();
+    if (!this.graph.unload()) return false;
+    exposedGc()?.();
+    return true;
   }
 
   /**

@@ -8,7 +8,7 @@ import { dirOf, SymbolModel, type Ent, type FileSymbols } from './model';
 import type { RefInput } from './resolve';
 import type { CallSiteInput } from './call-sites';
 import { DispatchResolver } from './dispatch';
-import { fromRow, Invalidation, newWork, type Work } from './invalidation';
+import { fromRow, Invalidation, isIdle, newWork, type Work } from './invalidation';
 import { ModelLoader } from './model-from-store';
 import { sharedList } from './pools';
 
@@ -52,7 +52,24 @@ export class Graph {
    */
   resetProject(project: ProjectFiles): void {
     this.project = project;
-    this.model = new SymbolModel(project);
+    this.renew();
+  }
+
+  /**
+   * Forgets the symbol model (a large workspace's largest holding: site-packages ~250 MB of heap),
+   * to be read again from the index at the next change, as a reopened index is. Only between
+   * changes (false when a run, a load or resolution is under way): a one-shot command whose last
+   * change is made (`nsccn index` before it embeds).
+   */
+  unload(): boolean {
+    if (this.run || this.preloading || !isIdle(this.live)) return false;
+    this.renew();
+    return true;
+  }
+
+  /** An empty model, to be read from the index at the next load. */
+  private renew(): void {
+    this.model = new SymbolModel(this.project);
     this.resolver = new DispatchResolver(this.model);
     this.invalidation = new Invalidation(this.model, this.store, this.resolver);
     this.loaded = false;

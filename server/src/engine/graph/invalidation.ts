@@ -61,6 +61,12 @@ export function newWork(): Work {
   return { pending: new PendingRefs(), recheck: [], names: new Set(), classes: new Set(), types: new Set(), retyped: new Set(), globals: new Set(), files: new Map(), layouts: new Set(), sites: [], calleeIds: new Set() };
 }
 
+/** Nothing waits to be resolved. */
+export function isIdle(w: Work): boolean {
+  return w.pending.length === 0 && w.recheck.length === 0 && w.sites.length === 0 && w.calleeIds.size === 0 && w.files.size === 0 && w.layouts.size === 0 &&
+    [w.names, w.classes, w.types, w.retyped, w.globals].every((s) => s.size === 0);
+}
+
 /** A run whose new references are this share of the index's resolves every reference again. */
 const LARGE_RUN_SHARE = 0.25;
 /** ... and at least this many (the share of a small workspace is reached by one file). */
