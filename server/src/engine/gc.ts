@@ -8,14 +8,23 @@ import * as vm from 'node:vm';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const v8 = (): typeof import('node:v8') => require('node:v8');
 
-/** `gc()` without starting node with --expose-gc; null where V8 refuses. */
+/**
+ * `gc()` without starting node with --expose-gc; null where V8 refuses. The flag is set only
+ * while a new context picks the function up: V8 keeps a hash of its flags in every code cache it
+ * makes, and the CLI's (scripts/bundle-cli.js, made by running `nsccn index`) was rejected by
+ * every command once `nsccn index` collected (~15 ms more to load the program).
+ */
 export function exposedGc(): (() => void) | null {
+  const own = (globalThis as { gc?: unknown }).gc;
+  if (typeof own === 'function') return own as () => void;
   try {
     v8().setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as unknown;
     return typeof gc === 'function' ? (gc as () => void) : null;
   } catch {
     return null;
+  } finally {
+    v8().setFlagsFromString('--no-expose-gc');
   }
 }
 
