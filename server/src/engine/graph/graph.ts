@@ -56,7 +56,7 @@ export class Graph {
   }
 
   /**
-   * Forgets the symbol model (a large workspace's largest holding: site-packages ~250 MB of heap),
+   * Forgets the symbol model (a large workspace's largest holding: site-packages ~280 MB of heap),
    * to be read again from the index at the next change, as a reopened index is. Only between
    * changes (false when a run, a load or resolution is under way): a one-shot command whose last
    * change is made (`nsccn index` before it embeds).
