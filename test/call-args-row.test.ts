@@ -61,6 +61,26 @@ describe('call_args in the index', () => {
     // In the order written, from both callers.
     expect(e.store.callArgsNamed(file, 'f').map((t) => t[0])).toEqual(['func:calls.py:g', 'func:calls.py:g', 'func:calls.py:h']);
     expect(e.store.callArgsNamed(file, 'm')).toHaveLength(2);
+
+    // Edited twice (the rows read from the index, then from the writer's memory of them): the
+    // rows are those a cold index of the new text writes.
+    const rowsOf = (engine: Engine) => engine.store.db.prepare('SELECT c.name, c.calls FROM call_args c JOIN files f ON f.fid = c.fid WHERE f.path = ? ORDER BY c.name').raw().all(file);
+    const text = fs.readFileSync(path.join(root, file), 'utf8');
+    for (const next of [text.replace('    c.m(3)\n', '    c.n(3, 4)\n'), text.replace("    f('a', b=2)\n", '').replace('    obj.m("s")\n', '    obj.m(1.5)\n')]) {
+      fs.writeFileSync(path.join(root, file), next);
+      await e.syncFiles([{ path: file, type: 'changed' }]);
+      const cold = await Engine.open({ root, dbPath: path.join(root, 'cold.db'), workers: 0, embeddings: { model: 'none' } });
+      try {
+        await cold.indexWorkspace();
+        expect(rowsOf(e)).toEqual(rowsOf(cold));
+      } finally {
+        await cold.close();
+        fs.rmSync(path.join(root, 'cold.db'), { force: true });
+      }
+    }
+    expect((rowsOf(e) as Array<[string, string]>).map((r) => r[0])).not.toContain('n');
+    fs.writeFileSync(path.join(root, file), text);
+    await e.syncFiles([{ path: file, type: 'changed' }]);
     expect(e.store.callArgsNamed(file, 'nothing')).toEqual([]);
 
     // The same rows as schema 10 wrote them: one per file.

@@ -10,6 +10,9 @@ import type { Statements } from './statements';
 import { splitIdentifier } from './words';
 import { entityParams, pathWords, refColumns, refValues, sameEntity, StoredRefs, type HashMemo, type OldEntity, type OldRef } from './write-rows';
 
+/** A file's call_args rows: callee name → the row's JSON (call-args-row.ts). */
+type CallRows = Map<string, string>;
+
 export interface FileMeta {
   path: string;
   language: string;
@@ -41,7 +44,7 @@ export class FileWriter {
    * rewritten on every keystroke, and reading its rows back each time would cost more than
    * the write.
    */
-  private last: { fid: number; entities: OldEntity[]; refs: OldRef[] } | null = null;
+  private last: { fid: number; entities: OldEntity[]; refs: OldRef[]; calls: CallRows } | null = null;
   /** Entities' last hashed content (write-rows.ts `HashMemo`): a buffer rewritten at each keystroke. */
   private readonly hashMemo: HashMemo = new Map();
 
@@ -148,7 +151,6 @@ export class FileWriter {
       for (const r of cached ? cached.refs : (this.s.refsOfFid.all(fid) as OldRef[])) previous.add(r);
       this.s.deleteImportsOfFile.run(fid);
       this.s.deleteAttrTypesOfFile.run(fid);
-      this.s.deleteCallArgsOfFile.run(fid);
       this.s.deleteSkeleton.run(fid);
     }
     for (const ref of ex.refs) {
@@ -178,29 +180,37 @@ export class FileWriter {
       this.s.deleteEdgesOfRef.run(r.rid);
       this.s.deleteRef.run(r.rid);
     }
-    this.insertBindings(fid, meta.path, ex);
-    if (!bulk) this.last = { fid, entities: nowEntities, refs: nowRefs };
+    // A buffer edited at each keystroke changes the call sites of a name or two, not the file's
+    // hundred rows: those that read the same stay.
+    const calls = this.insertBindings(fid, meta.path, ex, isNew ? null : (cached?.calls ?? new Map(this.s.callArgsOfFid.all(fid) as Array<[string, string]>)));
+    if (!bulk) this.last = { fid, entities: nowEntities, refs: nowRefs, calls };
     return { fid, refs, kept, removedIds, orphaned };
   }
 
-  private insertBindings(fid: number, path: string, ex: FileExtraction): void {
+  /** `before`: the file's call_args rows as they are (null: it has none yet). Returns them as written. */
+  private insertBindings(fid: number, path: string, ex: FileExtraction, before: CallRows | null = null): CallRows {
     for (const b of ex.imports) {
       const s = b.span;
       this.s.insertImport.run(fid, b.from, b.local, b.module, b.member, s.start.row, s.start.column, s.end.row, s.end.column);
     }
     for (const a of ex.attrTypes) this.s.insertAttrType.run(fid, a.cls, a.attr, a.type);
-    const calls = ex.callArgs ?? [];
-    if (calls.length > 0) {
-      const byName = new Map<string, CallArgsTuple[]>();
-      for (const c of calls) {
-        const row: CallArgsTuple = [c.from, c.target, c.receiver ? c.receiver.kind : null, c.receiver?.kind === 'typed' ? c.receiver.type : null, c.args];
-        const name = lastSegment(c.target);
-        const rows = byName.get(name);
-        if (rows) rows.push(row);
-        else byName.set(name, [row]);
-      }
-      for (const [name, rows] of byName) this.s.insertCallArgs.run(fid, name, encodeCallArgs(rows, path));
+    const byName = new Map<string, CallArgsTuple[]>();
+    for (const c of ex.callArgs ?? []) {
+      const row: CallArgsTuple = [c.from, c.target, c.receiver ? c.receiver.kind : null, c.receiver?.kind === 'typed' ? c.receiver.type : null, c.args];
+      const name = lastSegment(c.target);
+      const rows = byName.get(name);
+      if (rows) rows.push(row);
+      else byName.set(name, [row]);
     }
+    const now: CallRows = new Map();
+    for (const [name, rows] of byName) {
+      const json = encodeCallArgs(rows, path);
+      now.set(name, json);
+      if (!before) this.s.insertCallArgs.run(fid, name, json);
+      else if (before.get(name) !== json) this.s.upsertCallArgs.run(fid, name, json);
+    }
+    if (before) for (const name of before.keys()) if (!now.has(name)) this.s.deleteCallArgsNamed.run(fid, name);
+    return now;
   }
 
   /** Moves the rows of the file `fid`'s entities and references below `afterRow` by `delta` lines. */
