@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { staticWords } from '../server/src/engine/embed/terms';
 import { trainContrastive, type Table } from '../server/eval/static/contrastive';
 import { TRAINING_EXCLUDES } from '../server/eval/static/exclusions';
-import { jsDocPairs, type Pair } from '../server/eval/static/pairs';
+import { declarationPairs, jsDocPairs, type Pair } from '../server/eval/static/pairs';
+import { commentPairs, proseComments } from '../server/eval/static/comment-pairs';
+import { sentenceKey } from '../server/eval/docstrings';
 import { mulberry32 } from '../server/eval/random';
 
 function tinyTable(words: string[], dims: number, seed: number): Table {
@@ -89,5 +91,74 @@ function f() {}
       ['lib/time.js:evictOld', 'Drop every entry older than the limit.'],
     ]);
     expect(pairs[0].code[0][0]).toContain('parseDuration(text)');
+  });
+});
+
+describe('declaration pairs', () => {
+  it('pair a JSDoc summary with the signature a type declaration gives it, once across copies', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-dts-'));
+    const dts = `export interface Store {
+  /** Remove every key that starts with the prefix. */
+  dropPrefix?(prefix: string): number;
+  /** Short. */
+  size(): number;
+}
+/**
+ * Read the whole file into a buffer.
+ * @param path where it is
+ */
+export declare function readAll<T>(path: string): Buffer;
+`;
+    for (const dir of ['a', 'b/node_modules/a', 'pkg/_vendor']) {
+      fs.mkdirSync(path.join(root, dir), { recursive: true });
+      fs.writeFileSync(path.join(root, dir, 'index.d.ts'), dts);
+      fs.writeFileSync(path.join(root, dir, 'index.ts'), dts); // not a declaration file: left to jsDocPairs
+    }
+    const pairs = declarationPairs(root, TRAINING_EXCLUDES);
+    fs.rmSync(root, { recursive: true, force: true });
+    expect(pairs.map((p) => [p.key, p.query, p.source])).toEqual([
+      ['a/index.d.ts:dropPrefix', 'Remove every key that starts with the prefix.', 'declaration'],
+      ['a/index.d.ts:readAll', 'Read the whole file into a buffer.', 'declaration'],
+    ]);
+    expect(pairs[0].code[0][0]).toContain('dropPrefix(prefix: string)');
+  });
+});
+
+describe('comment pairs', () => {
+  const source = `def sweep(cache, now):
+    # Drop the entries whose deadline has passed.
+    for key in list(cache):
+        if cache[key] < now:
+            del cache[key]
+
+    # x = compute(y)
+    total = 0
+    # noqa: this is a directive for the linter
+    pass
+    # Sum what is left over in the cache.
+    # (the second line belongs to the same comment)
+    total = sum(cache.values())
+    # A comment with no code under it at all.
+
+    return total
+`;
+  it('take prose comments with the code under them, and leave commented-out code and directives', () => {
+    expect(proseComments(source)).toEqual([
+      { line: 2, text: 'Drop the entries whose deadline has passed.', code: ['for key in list(cache):', 'if cache[key] < now:', 'del cache[key]'] },
+      { line: 11, text: 'Sum what is left over in the cache.', code: ['total = sum(cache.values())'] },
+    ]);
+  });
+
+  it('key pairs by file and line, skip held-out packages and what decontamination names', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'nsccn-comments-'));
+    for (const dir of ['lib', 'sympy', 'x/_vendor']) {
+      fs.mkdirSync(path.join(root, dir), { recursive: true });
+      fs.writeFileSync(path.join(root, dir, 'sweep.py'), source);
+    }
+    const seen = new Set([sentenceKey('Sum what is left over in the cache.')]);
+    const pairs = commentPairs(root, TRAINING_EXCLUDES, (k) => seen.has(k));
+    fs.rmSync(root, { recursive: true, force: true });
+    expect(pairs.map((p) => [p.key, p.query, p.source])).toEqual([['lib/sweep.py#000002', 'Drop the entries whose deadline has passed.', 'comment']]);
+    expect(pairs[0].code).toEqual([['for key in list(cache):\nif cache[key] < now:\ndel cache[key]', 1]]);
   });
 });

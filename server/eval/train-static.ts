@@ -10,7 +10,8 @@
 //
 //   npm run train-static -- [--root DIR] [--node-modules DIR] [--out FILE] [--dims 256]
 //     [--vocab 30000] [--epochs 2] [--batch 512] [--temperature 0.05] [--learning-rate 0.05]
-//     [--runs 3] [--interpolate 0.6] [--asymmetric 1 [--residual 1]] [--cache FILE] ...
+//     [--runs 3] [--interpolate 0.6] [--asymmetric 1 [--residual 1]] [--comments 1]
+//     [--declarations 1] [--cache FILE] ...
 //
 // --cache FILE keeps stage 1 (vocabulary, IDF, SVD rows, Python pairs: ~3 min) in FILE, so that
 // experiments with the contrastive stage start from it.
@@ -25,7 +26,8 @@ import { encodeStaticTable, type StaticTable } from '../src/engine/embed/static-
 import { buildCorpus, forEachEntity } from './static/corpus';
 import { trainContrastive, type Table } from './static/contrastive';
 import { TRAINING_EXCLUDES } from './static/exclusions';
-import { jsDocPairs, pythonPairCollector, type Pair } from './static/pairs';
+import { commentKeys, commentPairs } from './static/comment-pairs';
+import { declarationPairs, jsDocPairs, pythonPairCollector, type Pair } from './static/pairs';
 import { chooseVocabulary, ppmiMatrix, remapDocuments } from './static/ppmi';
 import { randomizedSvd } from './static/svd';
 import { firstSentence, sentenceKey } from './docstrings';
@@ -71,6 +73,10 @@ export interface TrainOptions {
   residual?: boolean;
   /** Asymmetric: the query side's learning rate relative to `learningRate`. */
   queryRate?: number;
+  /** Also train on comment → code pairs from the Python under `root` (static/comment-pairs.ts). */
+  comments?: boolean;
+  /** Also train on JSDoc → declaration pairs from the type declarations (.d.ts) under node_modules. */
+  declarations?: boolean;
   /**
    * Reuse the corpus stage (vocabulary, IDF, SVD rows, Python pairs) from this file when it
    * exists, else write it there: experiments then run only the contrastive stage. The cache is
@@ -94,7 +100,7 @@ export interface TrainResult {
 
 const DEFAULTS = {
   dims: 256, vocab: 30000, contexts: 6000, minDf: 5, maxPerRow: 400, sigmaPower: 0, powerIterations: 2, sampleEvery: 1, seed: 1,
-  epochs: 2, batch: 512, run: 16, temperature: 0.05, learningRate: 0.05, asymmetric: false, runs: 3, interpolate: 0.6, residual: false, queryRate: 1,
+  epochs: 2, batch: 512, run: 16, temperature: 0.05, learningRate: 0.05, asymmetric: false, runs: 3, interpolate: 0.6, residual: false, queryRate: 1, comments: false, declarations: false,
 };
 
 interface Stage1 {
@@ -160,7 +166,8 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
   }
   if (o.epochs > 0) {
     const modules = o.nodeModules ?? path.resolve(repoRoot(), 'node_modules');
-    const pairs = [...s1.pairs, ...(fs.existsSync(modules) ? jsDocPairs(modules, TRAINING_EXCLUDES) : [])];
+    const js = fs.existsSync(modules) ? [...jsDocPairs(modules, TRAINING_EXCLUDES), ...(o.declarations ? declarationPairs(modules, TRAINING_EXCLUDES) : [])] : [];
+    const pairs = [...s1.pairs, ...js, ...(o.comments ? pythonComments(root, o.decontaminate !== false) : [])];
     for (const p of pairs) pairCounts[p.source] = (pairCounts[p.source] ?? 0) + 1;
     log(`pairs: ${JSON.stringify(pairCounts)}`);
     lap('pairs');
@@ -190,7 +197,7 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
     documents,
     excluded: TRAINING_EXCLUDES,
     pairs: pairCounts,
-    options: { vocab: o.vocab, contexts: o.contexts, minDf: o.minDf, maxPerRow: o.maxPerRow, sigmaPower: o.sigmaPower, powerIterations: o.powerIterations, sampleEvery: o.sampleEvery, seed: o.seed, decontaminate: o.decontaminate !== false, epochs: o.epochs, batch: o.batch, run: o.run, temperature: o.temperature, learningRate: o.learningRate, asymmetric: o.asymmetric, runs: o.runs, contrastiveSeed: o.contrastiveSeed, interpolate: o.interpolate, residual: o.residual, queryRate: o.queryRate },
+    options: { vocab: o.vocab, contexts: o.contexts, minDf: o.minDf, maxPerRow: o.maxPerRow, sigmaPower: o.sigmaPower, powerIterations: o.powerIterations, sampleEvery: o.sampleEvery, seed: o.seed, decontaminate: o.decontaminate !== false, epochs: o.epochs, batch: o.batch, run: o.run, temperature: o.temperature, learningRate: o.learningRate, asymmetric: o.asymmetric, runs: o.runs, contrastiveSeed: o.contrastiveSeed, interpolate: o.interpolate, residual: o.residual, queryRate: o.queryRate, ...(o.comments ? { comments: true } : {}), ...(o.declarations ? { declarations: true } : {}) },
   });
   const bytes = encodeStaticTable(table);
   fs.mkdirSync(path.dirname(out), { recursive: true });
@@ -200,6 +207,12 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
   return { out, bytes: bytes.length, files, documents, words: table.header.words, dims: table.header.dims, pairs: pairCounts, loss, seconds };
 }
 
+
+/** comment → code pairs from `root`, less the comments the standard library also holds (decontamination as for docstrings). */
+function pythonComments(root: string, decontaminate: boolean): Pair[] {
+  const seen = decontaminate ? commentKeys(stdlibPath(), STDLIB_EXCLUDES) : null;
+  return commentPairs(root, TRAINING_EXCLUDES, seen ? (k) => seen.has(k) : undefined);
+}
 
 /** Stage 1: the corpus of site-packages, its PPMI + SVD word vectors, and the Python pairs. */
 async function corpusStage(o: typeof DEFAULTS & TrainOptions, root: string, log: (m: string) => void, lap: (name: string) => void): Promise<Stage1> {

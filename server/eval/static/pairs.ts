@@ -16,7 +16,7 @@ export interface Pair {
   key: string;
   query: string;
   code: WeightedText[];
-  source: 'docstring' | 'name' | 'jsdoc';
+  source: 'docstring' | 'name' | 'jsdoc' | 'declaration' | 'comment';
 }
 
 const CODE_KINDS = new Set(['function', 'method']);
@@ -57,17 +57,55 @@ export function jsDocPairs(root: string, exclude: string[]): Pair[] {
       const name = m[2] ?? m[4] ?? m[7];
       const params = m[3] ?? m[5] ?? m[6] ?? m[8] ?? '';
       if (!name || /^(if|for|while|switch|catch|function|return|constructor)$/.test(name)) continue;
-      const doc = firstSentence(
-        m[1]
-          .split('\n')
-          .map((l) => l.replace(/^\s*\*\s?/, ''))
-          .join('\n')
-          .split(/\n\s*@/)[0],
-      );
-      if (doc.split(/\s+/).length < MIN_QUERY_WORDS || /^@|^(eslint|istanbul|prettier)\b/i.test(doc)) continue;
+      const doc = jsDocSummary(m[1]);
+      if (!doc) continue;
       const start = (m.index ?? 0) + m[0].length;
       const body = text.slice(start, start + BODY_CHARS);
       out.push({ key: `${f.path}:${name}`, query: doc, code: staticParts({ path: f.path, qname: name, signature: `${name}(${params})`, body }), source: 'jsdoc' });
+    }
+  }
+  return out;
+}
+
+/** A JSDoc block's first sentence (its tags left out), or '' when it is too short or a tool's directive. */
+function jsDocSummary(block: string): string {
+  const doc = firstSentence(
+    block
+      .split('\n')
+      .map((l) => l.replace(/^\s*\*\s?/, ''))
+      .join('\n')
+      .split(/\n\s*@/)[0],
+  );
+  return doc.split(/\s+/).length < MIN_QUERY_WORDS || /^@|^(eslint|istanbul|prettier)\b/i.test(doc) ? '' : doc;
+}
+
+// A JSDoc block over a declaration with no body, as type declarations (.d.ts) hold them:
+// `declare function f(a: T): R;`, an interface's `f?(a: T): R;`, a class's `static f(...)`.
+const DECLARATION = /\/\*\*((?:[^*]|\*(?!\/))*)\*\/\s*(?:(?:export|declare|default|function|static|readonly|public|private|protected|abstract|async|get|set|const|let|var)\s+)*([A-Za-z_$][\w$]*)\??\s*(?:<[^>]*>)?\s*\(([^)]*)\)/g;
+
+/**
+ * JSDoc → declaration pairs from the type declarations under `root`: a summary and the
+ * signature it documents (name and parameters; there is no body). Packages ship the same
+ * declarations more than once (a library's own copy and a dependency's), so a summary and name
+ * seen before is not repeated.
+ */
+export function declarationPairs(root: string, exclude: string[]): Pair[] {
+  const rules = new IgnoreRules(root, exclude);
+  const found = discover(root, { extensions: new Set(['.ts', '.mts', '.cts']), exclude, maxFileBytes: 4 * MAX_JS_BYTES }, rules);
+  const seen = new Set<string>();
+  const out: Pair[] = [];
+  for (const f of found.files) {
+    if (!/\.d\.[cm]?ts$/.test(f.path)) continue;
+    const text = fs.readFileSync(path.join(root, f.path), 'utf8');
+    for (const m of text.matchAll(DECLARATION)) {
+      const [, block, name, params] = m;
+      if (/^(if|for|while|switch|catch|function|return|constructor|new)$/.test(name)) continue;
+      const doc = jsDocSummary(block);
+      if (!doc) continue;
+      const once = `${doc}\0${name}`;
+      if (seen.has(once)) continue;
+      seen.add(once);
+      out.push({ key: `${f.path}:${name}`, query: doc, code: staticParts({ path: f.path, qname: name, signature: `${name}(${params})`, body: '' }), source: 'declaration' });
     }
   }
   return out;
