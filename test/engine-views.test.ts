@@ -219,8 +219,13 @@ describe('bad ids and paths', () => {
       ['shop/models.py:1', 'module:shop/models.py:models'],
     ]);
     expect(ws.engine.window('shop/models.py:18').id).toBe('method:shop/models.py:User.rename');
-    expect(() => ws.engine.entity('shop/models.py:999')).toThrow(/^unknown entity shop\/models\.py:999/);
-    expect(() => ws.engine.entity('shop/nope.py:3')).toThrow(/^unknown entity/);
+    // The place is why it names nothing, and the message says so instead of listing look-alikes.
+    const lines = fs.readFileSync(path.join(ws.root, 'shop/models.py'), 'utf8').split('\n').length - 1;
+    expect(() => ws.engine.entity('shop/models.py:999')).toThrow(`unknown entity shop/models.py:999: shop/models.py has ${lines} lines`);
+    expect(() => ws.engine.entity('shop/models.py:0')).toThrow('unknown entity shop/models.py:0: lines count from 1');
+    expect(() => ws.engine.entity('shop/nope.py:3')).toThrow('unknown entity shop/nope.py:3: shop/nope.py is not in the index');
+    expect(() => ws.engine.entity('../outside.py:3')).toThrow(/^unknown entity \.\.\/outside\.py:3: \.\.\/outside\.py is outside the workspace /);
+    expect(() => ws.engine.window('/etc/passwd:1')).toThrow(/^unknown entity \/etc\/passwd:1: \/etc\/passwd is outside the workspace /);
   });
 
   test('a name several entities have lists them; a path outside the workspace names nothing', () => {

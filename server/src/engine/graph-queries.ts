@@ -43,9 +43,34 @@ export class GraphQueries {
       const suggestions = found.many.map((e) => e.id);
       throw new EngineError(ErrorCodes.UnknownEntity, `${id} names ${found.many.length >= 20 ? '20 or more' : found.many.length} entities; give one id: ${suggestions.slice(0, 5).join(', ')}`, { suggestions });
     }
+    const why = this.placeNamesNothing(id);
+    if (why) throw new EngineError(ErrorCodes.UnknownEntity, `unknown entity ${id}: ${why}`, { suggestions: [] });
     const suggestions = suggestIds(this.store, id);
     const hint = suggestions.length ? `; did you mean ${suggestions.slice(0, 3).join(', ')}?` : '';
     throw new EngineError(ErrorCodes.UnknownEntity, `unknown entity ${id}${hint}`, { suggestions });
+  }
+
+  /**
+   * Why a file and line (`json/decoder.py:900`) name nothing, when the reason is the place: a path
+   * outside the workspace, a file the index does not hold, a line past the file's end. Ids that
+   * merely look alike would be no help there.
+   */
+  private placeNamesNothing(written: string): string | null {
+    const m = /^(.+):(\d+)$/.exec(written.trim());
+    if (!m || /^[a-z]+:[^/\\]/.test(m[1])) return null; // `func:app.py:12` is an id, not a path
+    let file: string;
+    try {
+      file = this.paths.relativePath(m[1], { followLinks: false });
+    } catch (e) {
+      return (e as Error).message;
+    }
+    const module = this.store.entitiesOfFile(file).find((e) => e.kind === 'module');
+    if (!module) return `${file} is not in the index`;
+    const line = Number(m[2]);
+    // A file that ends with a newline ends at column 0 of the row after its last line.
+    const lines = module.er === null ? 0 : module.ec === 0 && module.er > 0 ? module.er : module.er + 1;
+    if (line < 1) return 'lines count from 1';
+    return line > lines ? `${file} has ${lines} lines` : null;
   }
 
   /** The file of the module a dotted name names (`flask.app` → flask/app.py), or null. */
