@@ -225,6 +225,7 @@ describe('bad ids and paths', () => {
     expect(() => ws.engine.entity('shop/models.py:0')).toThrow('unknown entity shop/models.py:0: lines count from 1');
     expect(() => ws.engine.entity('shop/nope.py:3')).toThrow('unknown entity shop/nope.py:3: shop/nope.py is not in the index');
     expect(() => ws.engine.entity('../outside.py:3')).toThrow(/^unknown entity \.\.\/outside\.py:3: \.\.\/outside\.py is outside the workspace /);
+    expect(() => ws.engine.entity('tests/test_gone.py::test_a')).toThrow('unknown entity tests/test_gone.py::test_a: tests/test_gone.py is not in the index');
     expect(() => ws.engine.window('/etc/passwd:1')).toThrow(/^unknown entity \/etc\/passwd:1: \/etc\/passwd is outside the workspace /);
   });
 

@@ -51,21 +51,25 @@ export class GraphQueries {
   }
 
   /**
-   * Why a file and line (`json/decoder.py:900`) name nothing, when the reason is the place: a path
-   * outside the workspace, a file the index does not hold, a line past the file's end. Ids that
-   * merely look alike would be no help there.
+   * Why a file and line (`json/decoder.py:900`) or a pytest id name nothing, when the reason is
+   * the place: a path outside the workspace, a file the index does not hold, a line past the
+   * file's end. Ids that merely look alike would be no help there.
    */
   private placeNamesNothing(written: string): string | null {
-    const m = /^(.+):(\d+)$/.exec(written.trim());
-    if (!m || /^[a-z]+:[^/\\]/.test(m[1])) return null; // `func:app.py:12` is an id, not a path
+    const text = written.trim();
+    const pytest = /^([^:]+)::/.exec(text); // `tests/test_x.py::TestA::test_b`
+    const m = pytest ? null : /^(.+):(\d+)$/.exec(text);
+    const place = pytest?.[1] ?? m?.[1];
+    if (!place || /^[a-z]+:[^/\\]/.test(place)) return null; // `func:app.py:12` is an id, not a path
     let file: string;
     try {
-      file = this.paths.relativePath(m[1], { followLinks: false });
+      file = this.paths.relativePath(place, { followLinks: false });
     } catch (e) {
       return (e as Error).message;
     }
     const module = this.store.entitiesOfFile(file).find((e) => e.kind === 'module');
     if (!module) return `${file} is not in the index`;
+    if (!m) return null;
     const line = Number(m[2]);
     // A file that ends with a newline ends at column 0 of the row after its last line.
     const lines = module.er === null ? 0 : module.ec === 0 && module.er > 0 ? module.er : module.er + 1;
