@@ -196,6 +196,15 @@ describe('trace_causal_path', () => {
     expect(text(r)).toMatch(/did you mean func:shop\/services\/checkout.py:checkout/);
     expect(text(r)).toMatch(/next: Call the tool again with one of the closest ids/);
   });
+
+  it('a line past the end of a file is a tool error that says so, with no look-alike ids to try', async () => {
+    const r = await shop.call('open_surgical_window', { entity_id: 'shop/services/payments.py:9999' });
+    expect(r.isError).toBe(true);
+    const err = (r.structuredContent as { error: { code: number; suggestions?: string[] } }).error;
+    expect(err.code).toBe(ErrorCodes.UnknownEntity);
+    expect(err.suggestions).toBeUndefined();
+    expect(text(r)).toMatch(/^error: unknown entity shop\/services\/payments\.py:9999: shop\/services\/payments\.py has \d+ lines\nnext: Find the entity with search_and_rank/);
+  });
 });
 
 describe('open_surgical_window', () => {

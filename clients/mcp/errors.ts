@@ -30,6 +30,8 @@ const NEXT: Record<number, string> = {
   [ErrorCodes.BadPosition]: 'Name the entity by id instead (search_and_rank finds ids).',
   [ErrorCodes.InvalidParams]: 'Fix the argument as the message says and call again.',
 };
+/** An unknown entity with no ids close to it: the message says why (a file not indexed, a line past the end). */
+const NO_CLOSE_IDS = 'Find the entity with search_and_rank, or name it by a file and line the message does not rule out.';
 
 /** Anything a tool threw, as the shape sent back to the agent. */
 export function toToolError(e: unknown): ToolErrorShape {
@@ -43,7 +45,7 @@ export function toToolError(e: unknown): ToolErrorShape {
     return {
       code: rpc.code,
       message: rpc.message,
-      hint: NEXT[rpc.code] ?? 'Call index_status to check the server, then try again.',
+      hint: rpc.code === ErrorCodes.UnknownEntity && !suggestions?.length ? NO_CLOSE_IDS : (NEXT[rpc.code] ?? 'Call index_status to check the server, then try again.'),
       ...(suggestions?.length ? { suggestions } : {}),
     };
   }
