@@ -67,9 +67,10 @@ export class GraphQueries {
     } catch (e) {
       return (e as Error).message;
     }
-    const module = this.store.entitiesOfFile(file).find((e) => e.kind === 'module');
-    if (!module) return `${file} is not in the index`;
-    if (!m) return null;
+    const rows = this.store.entitiesOfFile(file);
+    if (!rows.length) return `${file} is not in the index`;
+    const module = rows.find((e) => e.kind === 'module'); // a config file has none, nor lines to count here
+    if (!module || !m) return null;
     const line = Number(m[2]);
     // A file that ends with a newline ends at column 0 of the row after its last line.
     const lines = module.er === null ? 0 : module.ec === 0 && module.er > 0 ? module.er : module.er + 1;
