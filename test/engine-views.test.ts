@@ -111,10 +111,11 @@ describe('trace', () => {
 });
 
 describe('window', () => {
-  test('the entity with numbered lines and context', () => {
+  test("the entity with numbered lines and context, which stops at the file's last line", () => {
     const w = ws.engine.window('func:shop/models.py:price_of', 1);
-    expect(w).toMatchObject({ id: 'func:shop/models.py:price_of', file: 'shop/models.py', start: 43, end: 47, entityStart: 44, entityEnd: 46 });
-    expect(w.code).toBe(['43 | ', '44 | def price_of(sku: str) -> float:', '45 |     """Look up the unit price of a product."""', '46 |     return 9.99', '47 | '].join('\n'));
+    // The file's 46 lines end with a newline: there is no empty line 47 after it to show.
+    expect(w).toMatchObject({ id: 'func:shop/models.py:price_of', file: 'shop/models.py', start: 43, end: 46, entityStart: 44, entityEnd: 46 });
+    expect(w.code).toBe(['43 | ', '44 | def price_of(sku: str) -> float:', '45 |     """Look up the unit price of a product."""', '46 |     return 9.99'].join('\n'));
   });
 });
 
@@ -222,6 +223,9 @@ describe('bad ids and paths', () => {
     // The place is why it names nothing, and the message says so instead of listing look-alikes.
     const lines = fs.readFileSync(path.join(ws.root, 'shop/models.py'), 'utf8').split('\n').length - 1;
     expect(() => ws.engine.entity('shop/models.py:999')).toThrow(`unknown entity shop/models.py:999: shop/models.py has ${lines} lines`);
+    expect(() => ws.engine.entity(`shop/models.py:${lines + 1}`)).toThrow(`shop/models.py has ${lines} lines`); // the row after the last newline
+    expect(ws.engine.entity(`shop/models.py:${lines}`).id).toMatch(/^\w+:shop\/models\.py:/);
+    expect(ws.engine.window('shop/models.py').end).toBe(lines); // no empty line past the end as context
     expect(() => ws.engine.entity('shop/models.py:0')).toThrow('unknown entity shop/models.py:0: lines count from 1');
     expect(() => ws.engine.entity('shop/nope.py:3')).toThrow('unknown entity shop/nope.py:3: shop/nope.py is not in the index');
     expect(() => ws.engine.entity('../outside.py:3')).toThrow(/^unknown entity \.\.\/outside\.py:3: \.\.\/outside\.py is outside the workspace /);

@@ -144,11 +144,15 @@ describe('nsccn/trace', () => {
 
 describe('nsccn/window', () => {
   it('shows an entity with context and its URI', async () => {
-    const res = await client.request<WindowResponse>(Methods.window, { id: 'func:shop/models.py:price_of', contextLines: 1 });
+    const res = await client.request<WindowResponse>(Methods.window, { id: 'method:shop/models.py:User.rename', contextLines: 1 });
     expect(res.uri).toBe(uri('shop/models.py'));
-    expect(res.code).toContain('def price_of(sku: str) -> float:');
+    expect(res.code).toContain('def rename(');
     expect(res.start).toBe(res.entityStart - 1);
     expect(res.end).toBe(res.entityEnd + 1);
+    // The file's last function: its context ends with the file, not on an empty line past it.
+    const last = await client.request<WindowResponse>(Methods.window, { id: 'func:shop/models.py:price_of', contextLines: 1 });
+    expect(last.end).toBe(fs.readFileSync(path.join(root, 'shop/models.py'), 'utf8').split('\n').length - 1);
+    expect(last.end).toBe(last.entityEnd);
   });
 
   it('shows the entity at a cursor', async () => {

@@ -73,7 +73,9 @@ function atLine(store: Store, file: string | null, line: number): Named {
     if (e.sr > row || e.er < row) continue;
     if (!best || best.kind === 'module' || e.sr > best.sr! || (e.sr === best.sr && (e.sc ?? 0) >= (best.sc ?? 0))) best = e;
   }
-  return best && (best.kind !== 'module' || row <= (best.er ?? row)) ? { row: best } : null;
+  // A module ending with the file's last newline ends at column 0 of a row past its last line.
+  const lastRow = (m: EntityDbRow) => (m.er !== null && m.ec === 0 && m.er > (m.sr ?? 0) ? m.er - 1 : (m.er ?? row));
+  return best && (best.kind !== 'module' || row <= lastRow(best)) ? { row: best } : null;
 }
 
 /**

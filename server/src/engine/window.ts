@@ -13,6 +13,8 @@ export function sourceWindow(e: EntityRow, text: string, contextLines = DEFAULT_
   }
   if (!e.file || !e.span) throw new EngineError(ErrorCodes.InvalidParams, `${e.id} has no source (it is a ${e.kind}, not code)`);
   const lines = text.split(/\r\n|\r|\n/);
+  // A file's last newline ends its last line; it does not start one more to show as context.
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   const entityStart = Math.min(e.span.start.row, lines.length - 1);
   // A span ending at column 0 ends on the previous line (tree-sitter's trailing newline).
   const lastRow = e.span.end.column === 0 && e.span.end.row > e.span.start.row ? e.span.end.row - 1 : e.span.end.row;
