@@ -6,7 +6,8 @@
 // (`tests/test_x.py::TestA::test_b`), a file (its module), a bare name (`decode`). A name that
 // fits several entities is never guessed: the caller lists them.
 import { ENTITY_KINDS, entityId, type EntityKind } from '../../../protocol';
-import type { EntityDbRow } from './store/read-rows';
+import { toEntity, type EntityDbRow } from './store/read-rows';
+import { lastRow } from './spans';
 import type { Store } from './store/store';
 
 export type Named = { row: EntityDbRow } | { many: EntityDbRow[] } | null;
@@ -73,9 +74,8 @@ function atLine(store: Store, file: string | null, line: number): Named {
     if (e.sr > row || e.er < row) continue;
     if (!best || best.kind === 'module' || e.sr > best.sr! || (e.sr === best.sr && (e.sc ?? 0) >= (best.sc ?? 0))) best = e;
   }
-  // A module ending with the file's last newline ends at column 0 of a row past its last line.
-  const lastRow = (m: EntityDbRow) => (m.er !== null && m.ec === 0 && m.er > (m.sr ?? 0) ? m.er - 1 : (m.er ?? row));
-  return best && (best.kind !== 'module' || row <= lastRow(best)) ? { row: best } : null;
+  const span = best && toEntity(best).span;
+  return best && (best.kind !== 'module' || !span || row <= lastRow(span)) ? { row: best } : null;
 }
 
 /**

@@ -15,6 +15,7 @@ import { traceTraversal, type TraceRequest } from './graph/trace';
 import { toEdge, toEntity } from './store/read-rows';
 import type { Store } from './store/store';
 import { findEntity } from './entity-names';
+import { lastRow } from './spans';
 import { suggestIds } from './suggest';
 import type { WorkspacePaths } from './workspace/workspace-paths';
 
@@ -72,8 +73,8 @@ export class GraphQueries {
     const module = rows.find((e) => e.kind === 'module'); // a config file has none, nor lines to count here
     if (!module || !m) return null;
     const line = Number(m[2]);
-    // A file that ends with a newline ends at column 0 of the row after its last line.
-    const lines = module.er === null ? 0 : module.ec === 0 && module.er > 0 ? module.er : module.er + 1;
+    const span = toEntity(module).span;
+    const lines = span ? lastRow(span) + 1 : 0;
     if (line < 1) return 'lines count from 1';
     return line > lines ? `${file} has ${lines} lines` : null;
   }

@@ -3,6 +3,7 @@ import type { Window } from '../../../protocol';
 import { ErrorCodes } from '../../../protocol';
 import type { EntityRow } from './api';
 import { EngineError } from './errors';
+import { lastRow } from './spans';
 
 export const DEFAULT_CONTEXT = 3;
 export const MAX_CONTEXT = 200;
@@ -16,9 +17,7 @@ export function sourceWindow(e: EntityRow, text: string, contextLines = DEFAULT_
   // A file's last newline ends its last line; it does not start one more to show as context.
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   const entityStart = Math.min(e.span.start.row, lines.length - 1);
-  // A span ending at column 0 ends on the previous line (tree-sitter's trailing newline).
-  const lastRow = e.span.end.column === 0 && e.span.end.row > e.span.start.row ? e.span.end.row - 1 : e.span.end.row;
-  const entityEnd = Math.min(lastRow, lines.length - 1);
+  const entityEnd = Math.min(lastRow(e.span), lines.length - 1);
   const start = Math.max(0, entityStart - contextLines);
   const end = Math.min(lines.length - 1, entityEnd + contextLines);
   const width = String(end + 1).length;

@@ -9,6 +9,7 @@ import type { ChangedEntity, ChangedFile, ChangeKind, ChangesParams, ChangesResp
 import { CHANGES_DEFAULT_DEPTH, CHANGES_TEST_DEPTH, ErrorCodes, TRACE_MAX_DEPTH } from '../../../../protocol';
 import { EngineError } from '../errors';
 import type { ExtractedEntity } from '../languages/types';
+import { lastRow } from '../spans';
 import type { Store } from '../store/store';
 import { blob, checkRepo, diff, diffModeOf, sidesOf, untracked, type FileDiff } from './git';
 
@@ -103,16 +104,11 @@ function innermost(entities: ExtractedEntity[], line: number): ExtractedEntity |
   const row = line - 1;
   for (const e of entities) {
     if (!SHOWN_KINDS.has(e.kind)) continue;
-    const inside = e.kind === 'module' || (e.span.start.row <= row && row <= lastRow(e));
+    const inside = e.kind === 'module' || (e.span.start.row <= row && row <= lastRow(e.span));
     if (!inside) continue;
     if (!best || best.kind === 'module' || (e.kind !== 'module' && e.span.start.row >= best.span.start.row)) best = e;
   }
   return best;
-}
-
-/** A span ending at column 0 ends on the line before (tree-sitter's trailing newline). */
-function lastRow(e: ExtractedEntity): number {
-  return e.span.end.column === 0 && e.span.end.row > e.span.start.row ? e.span.end.row - 1 : e.span.end.row;
 }
 
 function describe(store: Store, t: Touched, depth: number, isTest: (p: string) => boolean): ChangedEntity {
