@@ -26,19 +26,20 @@ const MAX_PER_FILE = 40;
 const CODE_LIKE = /\w\(|[={}[\];<>]|^(import|from|return|def|class|if|for|while|print|self\.|raise|assert|else|elif|try|except)\b/;
 const DIRECTIVE = /^(noqa|type:|pragma|pylint|fmt:|mypy|flake8|isort|-\*-|!|todo\b|xxx\b|fixme\b|copyright|license|see\b|https?:)/i;
 const PROSE_WORD = /^\(?[A-Za-z][a-z']*[.,:;)]*$/;
+const COMMENT_LINE = /^(\s*)#\s?(.*)$/;
 
 /** The prose comments of a Python file's text, each with the code under it. */
 export function proseComments(text: string): Comment[] {
   const lines = text.split('\n');
   const out: Comment[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const m = /^(\s*)#\s?(.*)$/.exec(lines[i]);
+    const m = COMMENT_LINE.exec(lines[i]);
     if (!m) continue;
     const indent = m[1].length;
     const parts = [m[2]];
     let j = i + 1;
     for (; j < lines.length; j++) {
-      const more = /^(\s*)#\s?(.*)$/.exec(lines[j]);
+      const more = COMMENT_LINE.exec(lines[j]);
       if (!more || more[1].length !== indent) break;
       parts.push(more[2]);
     }
