@@ -233,6 +233,31 @@ describe('bad ids and paths', () => {
     expect(() => ws.engine.window('/etc/passwd:1')).toThrow(/^unknown entity \/etc\/passwd:1: \/etc\/passwd is outside the workspace /);
   });
 
+  test('a file and a name it does not define: the message says so and suggests the nearest of its definitions', () => {
+    const refused = (written: string) => {
+      try {
+        ws.engine.entity(written);
+      } catch (e) {
+        const err = e as { code: number; message: string; data: { suggestions: string[] } };
+        expect(err.code).toBe(ErrorCodes.UnknownEntity);
+        return err;
+      }
+      return expect.unreachable();
+    };
+    const typo = refused('shop/models.py::User::renam');
+    expect(typo.message).toMatch(/^unknown entity shop\/models\.py::User::renam: shop\/models\.py defines no User\.renam; did you mean method:shop\/models\.py:User\.rename/);
+    expect(typo.data.suggestions[0]).toBe('method:shop/models.py:User.rename');
+    expect(refused('shop/models.py:prise_of').data.suggestions[0]).toBe('func:shop/models.py:price_of');
+    expect(refused('shop/models.py::rename').data.suggestions[0]).toBe('method:shop/models.py:User.rename'); // the bare name of a method
+    // Suggestions come from that file only, whatever else the workspace defines.
+    const elsewhere = refused('shop/models.py::Nope');
+    expect(elsewhere.message).toMatch(/^unknown entity shop\/models\.py::Nope: shop\/models\.py defines no Nope; did you mean /);
+    expect(elsewhere.data.suggestions.length).toBeGreaterThan(0);
+    expect(elsewhere.data.suggestions.every((id) => id.split(':')[1] === 'shop/models.py')).toBe(true);
+    // A dotted module and a name (an entry point's spelling) is not a path: the workspace's look-alikes as before.
+    expect(refused('shop.models:prise_of').message).not.toContain('defines no');
+  });
+
   test('a name several entities have lists them; a path outside the workspace names nothing', () => {
     for (const [written, listed] of [
       ['__init__', ['method:shop/base.py:Model.__init__', 'method:shop/models.py:Order.__init__', 'method:shop/models.py:User.__init__']],

@@ -15,7 +15,7 @@ export type Named = { row: EntityDbRow } | { many: EntityDbRow[] } | null;
 /** Where kinds compete for one name: a definition before the module, before an attribute of the same name. */
 const KIND_RANK: Record<string, number> = { class: 0, function: 0, method: 0, interface: 0, type: 0, enum: 0, namespace: 0, module: 1, attr: 2, global: 2, config: 3, file: 3 };
 /** Extensions a module path may have (stripped to name the module). */
-const MODULE_FILE = /\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+export const MODULE_FILE = /\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 
 export function findEntity(store: Store, written: string, relative: (p: string) => string | null): Named {
   const exact = store.entity(written);

@@ -14,9 +14,9 @@ import { pathTraversal } from './graph/paths';
 import { traceTraversal, type TraceRequest } from './graph/trace';
 import { toEdge, toEntity } from './store/read-rows';
 import type { Store } from './store/store';
-import { findEntity } from './entity-names';
+import { findEntity, MODULE_FILE } from './entity-names';
 import { lastRow } from './spans';
-import { suggestIds } from './suggest';
+import { closestInFile, suggestIds } from './suggest';
 import type { WorkspacePaths } from './workspace/workspace-paths';
 
 export class GraphQueries {
@@ -44,39 +44,48 @@ export class GraphQueries {
       const suggestions = found.many.map((e) => e.id);
       throw new EngineError(ErrorCodes.UnknownEntity, `${id} names ${found.many.length >= 20 ? '20 or more' : found.many.length} entities; give one id: ${suggestions.slice(0, 5).join(', ')}`, { suggestions });
     }
-    const why = this.placeNamesNothing(id);
-    if (why) throw new EngineError(ErrorCodes.UnknownEntity, `unknown entity ${id}: ${why}`, { suggestions: [] });
+    const place = this.placeNamesNothing(id);
+    if (place) {
+      const hint = place.suggestions.length ? `; did you mean ${place.suggestions.slice(0, 3).join(', ')}?` : '';
+      throw new EngineError(ErrorCodes.UnknownEntity, `unknown entity ${id}: ${place.why}${hint}`, { suggestions: place.suggestions });
+    }
     const suggestions = suggestIds(this.store, id);
     const hint = suggestions.length ? `; did you mean ${suggestions.slice(0, 3).join(', ')}?` : '';
     throw new EngineError(ErrorCodes.UnknownEntity, `unknown entity ${id}${hint}`, { suggestions });
   }
 
   /**
-   * Why a file and line (`json/decoder.py:900`) or a pytest id name nothing, when the reason is
-   * the place: a path outside the workspace, a file the index does not hold, a line past the
-   * file's end. Ids that merely look alike would be no help there.
+   * Why a file and line (`json/decoder.py:900`), a pytest id or a file and name
+   * (`json/decoder.py::Nope`, `json/decoder.py:Nope`) name nothing, when the reason is the place:
+   * a path outside the workspace, a file the index does not hold, a line past the file's end, a
+   * name the file does not define (then its definitions nearest that name are the suggestions).
+   * Ids that merely look alike elsewhere would be no help there.
    */
-  private placeNamesNothing(written: string): string | null {
+  private placeNamesNothing(written: string): { why: string; suggestions: string[] } | null {
     const text = written.trim();
-    const pytest = /^([^:]+)::/.exec(text); // `tests/test_x.py::TestA::test_b`
-    const m = pytest ? null : /^(.+):(\d+)$/.exec(text);
-    const place = pytest?.[1] ?? m?.[1];
+    const pytest = /^([^:]+)::(.+)$/.exec(text); // `tests/test_x.py::TestA::test_b`
+    const line = pytest ? null : /^(.+):(\d+)$/.exec(text);
+    const named = pytest || line ? null : /^(.+):([A-Za-z_$][\w$.]*)$/.exec(text);
+    const place = pytest?.[1] ?? line?.[1] ?? (named && (named[1].includes('/') || MODULE_FILE.test(named[1])) ? named[1] : undefined);
     if (!place || /^[a-z]+:[^/\\]/.test(place)) return null; // `func:app.py:12` is an id, not a path
+    const because = (why: string, suggestions: string[] = []) => ({ why, suggestions });
     let file: string;
     try {
       file = this.paths.relativePath(place, { followLinks: false });
     } catch (e) {
-      return (e as Error).message;
+      return because((e as Error).message);
     }
     const rows = this.store.entitiesOfFile(file);
-    if (!rows.length) return `${file} is not in the index`;
+    if (!rows.length) return because(`${file} is not in the index`);
+    const name = pytest ? pytest[2].replace(/::/g, '.') : named?.[2];
+    if (name) return because(`${file} defines no ${name}`, closestInFile(rows, name));
     const module = rows.find((e) => e.kind === 'module'); // a config file has none, nor lines to count here
-    if (!module || !m) return null;
-    const line = Number(m[2]);
+    if (!module || !line) return null;
+    const n = Number(line[2]);
     const span = toEntity(module).span;
     const lines = span ? lastRow(span) + 1 : 0;
-    if (line < 1) return 'lines count from 1';
-    return line > lines ? `${file} has ${lines} lines` : null;
+    if (n < 1) return because('lines count from 1');
+    return n > lines ? because(`${file} has ${lines} lines`) : null;
   }
 
   /** The file of the module a dotted name names (`flask.app` → flask/app.py), or null. */

@@ -1,6 +1,7 @@
 // "Did you mean": the closest known ids to an unknown one, so a typo costs one round trip.
 import { parseEntityId } from '../../../protocol';
 import { moduleNameOf } from './entity-names';
+import type { EntityDbRow } from './store/read-rows';
 import type { Store } from './store/store';
 
 export function suggestIds(store: Store, id: string, max = 5): string[] {
@@ -42,6 +43,17 @@ export function suggestIds(store: Store, id: string, max = 5): string[] {
     .sort((a, b) => (parsed ? a.t - b.t || a.d - b.d : a.d - b.d || a.t - b.t) || a.x.localeCompare(b.x))
     .slice(0, max)
     .map((s) => s.x);
+}
+
+/** A file's definitions nearest a name it does not define: by the edit distance of their qualified names, then their last segments. */
+export function closestInFile(rows: readonly EntityDbRow[], name: string, max = 5): string[] {
+  const last = name.slice(name.lastIndexOf('.') + 1);
+  return rows
+    .filter((e) => e.kind !== 'module' && e.kind !== 'config' && e.kind !== 'file')
+    .map((e) => ({ id: e.id, d: Math.min(distance(e.qname, name), distance(e.name, last) + 0.5) }))
+    .sort((a, b) => a.d - b.d || a.id.localeCompare(b.id))
+    .slice(0, max)
+    .map((s) => s.id);
 }
 
 function distance(a: string, b: string): number {
