@@ -45,16 +45,25 @@ export function suggestIds(store: Store, id: string, max = 5): string[] {
     .map((s) => s.x);
 }
 
-/** A file's definitions nearest a name it does not define: by the edit distance of their qualified names, then their last segments. */
+/**
+ * A file's definitions nearest a name it does not define: those within a few edits of the name
+ * (of their qualified name, or of their last segment), nearest first; when none is that near,
+ * the file's classes and functions in source order — an outline beats look-alikes by accident.
+ */
 export function closestInFile(rows: readonly EntityDbRow[], name: string, max = 5): string[] {
   const last = name.slice(name.lastIndexOf('.') + 1);
-  return rows
+  const near = Math.max(2, Math.floor(name.length / 3));
+  const scored = rows
     .filter((e) => e.kind !== 'module' && e.kind !== 'config' && e.kind !== 'file')
-    .map((e) => ({ id: e.id, d: Math.min(distance(e.qname, name), distance(e.name, last) + 0.5) }))
-    .sort((a, b) => a.d - b.d || a.id.localeCompare(b.id))
-    .slice(0, max)
-    .map((s) => s.id);
+    .map((e) => ({ e, d: Math.min(distance(e.qname, name), distance(e.name, last) + 0.5) }));
+  const close = scored.filter((s) => s.d <= near).sort((a, b) => a.d - b.d || a.e.id.localeCompare(b.e.id));
+  const outline = scored
+    .filter((s) => s.d > near && DEFINITIONS.has(s.e.kind))
+    .sort((a, b) => (a.e.sr ?? 0) - (b.e.sr ?? 0) || a.e.id.localeCompare(b.e.id));
+  return [...close, ...outline].slice(0, max).map((s) => s.e.id);
 }
+
+const DEFINITIONS = new Set(['class', 'function', 'method', 'interface', 'type', 'enum']);
 
 function distance(a: string, b: string): number {
   const prev = new Array<number>(b.length + 1);
