@@ -11,7 +11,7 @@
 //   npm run train-static -- [--root DIR] [--node-modules DIR] [--out FILE] [--dims 256]
 //     [--vocab 30000] [--epochs 2] [--batch 512] [--temperature 0.05] [--learning-rate 0.05]
 //     [--runs 3] [--interpolate 0.6] [--asymmetric 1 [--residual 1]] [--comments 1]
-//     [--declarations 1] [--cache FILE] ...
+//     [--declarations 1] [--cache FILE] [--pairs-out FILE] ...
 //
 // --cache FILE keeps stage 1 (vocabulary, IDF, SVD rows, Python pairs: ~3 min) in FILE, so that
 // experiments with the contrastive stage start from it.
@@ -22,6 +22,7 @@
 // no eval query was seen next to its answer during training.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { MAX_EMBED_CHARS } from '../src/engine/embed/text';
 import { encodeStaticTable, type StaticTable } from '../src/engine/embed/static-asset';
 import { buildCorpus, forEachEntity } from './static/corpus';
 import { trainContrastive, type Table } from './static/contrastive';
@@ -77,6 +78,12 @@ export interface TrainOptions {
   comments?: boolean;
   /** Also train on JSDoc → declaration pairs from the type declarations (.d.ts) under node_modules. */
   declarations?: boolean;
+  /**
+   * Write the (text → code) pairs here as JSON lines ({key, source, query, code}: the code side's
+   * texts joined, as a model would read them) and stop before the contrastive stage: the input of
+   * the small-transformer experiment (server/eval/transformer/).
+   */
+  pairsOut?: string;
   /**
    * Reuse the corpus stage (vocabulary, IDF, SVD rows, Python pairs) from this file when it
    * exists, else write it there: experiments then run only the contrastive stage. The cache is
@@ -171,6 +178,11 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
     for (const p of pairs) pairCounts[p.source] = (pairCounts[p.source] ?? 0) + 1;
     log(`pairs: ${JSON.stringify(pairCounts)}`);
     lap('pairs');
+    if (o.pairsOut) {
+      writePairs(o.pairsOut, pairs);
+      log(`wrote ${pairs.length} pairs to ${o.pairsOut}`);
+      return { out: o.pairsOut, bytes: fs.statSync(o.pairsOut).size, files, documents, words, dims: float.dims, pairs: pairCounts, loss, seconds };
+    }
     // `runs` trainings from the same start with seeds seed, seed+1, ... are averaged (a "model
     // soup"), then interpolated back towards the start by `interpolate`.
     const start = float.vectors.slice();
@@ -207,6 +219,19 @@ export async function trainStatic(options: TrainOptions = {}): Promise<TrainResu
   return { out, bytes: bytes.length, files, documents, words: table.header.words, dims: table.header.dims, pairs: pairCounts, loss, seconds };
 }
 
+
+/** One JSON line per pair; the code side's texts in order, each clipped as the runtime clips what a model embeds. */
+function writePairs(file: string, pairs: Pair[]): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (const p of pairs) {
+      const code = p.code.map(([text]) => text.trim()).filter(Boolean).join('\n').slice(0, MAX_EMBED_CHARS);
+      fs.writeSync(fd, JSON.stringify({ key: p.key, source: p.source, query: p.query, code }) + '\n');
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 /** comment → code pairs from `root`, less the comments the standard library also holds (decontamination as for docstrings). */
 function pythonComments(root: string, decontaminate: boolean): Pair[] {
@@ -308,7 +333,7 @@ function parseArgs(argv: string[]): TrainOptions {
     }
     const v = argv[++i];
     if (v === undefined) throw new Error(`--${m[1]} needs a value`);
-    o[key] = key === 'root' || key === 'out' || key === 'nodeModules' || key === 'initOut' || key === 'cache' ? v : Number(v);
+    o[key] = key === 'root' || key === 'out' || key === 'nodeModules' || key === 'initOut' || key === 'cache' || key === 'pairsOut' ? v : Number(v);
     if (typeof o[key] === 'number' && !Number.isFinite(o[key])) throw new Error(`--${m[1]} needs a number, got ${v}`);
   }
   return o as TrainOptions;
