@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Engine } from '../server/src/engine/engine';
 import { readNsccnSide } from '../server/eval/pyright/nsccn-side';
-import { classify } from '../server/eval/pyright/classify';
+import { calleeColumn, classify } from '../server/eval/pyright/classify';
 import {
   compareCalls,
   disagreements,
@@ -286,6 +286,19 @@ describe('call shapes', () => {
     expect(shape('    helper (1)', 'helper')).toMatchObject({ receiver: null, isCall: true });
     expect(shape('    @functools.wraps(f)', 'wraps')).toMatchObject({ receiver: 'functools', isCall: true, decorator: true });
     expect(shape('    @property', 'property')).toMatchObject({ isCall: false, decorator: true });
+  });
+
+  test("a site at the start of the callee expression (tsserver's) is read at the callee's name", () => {
+    const line = '    const valid = gen.name("valid")';
+    const at = calleeColumn(line, line.indexOf('gen'), 'method:ajv/compile/codegen/index.ts:CodeGen.name');
+    expect(callShape(line, at)).toMatchObject({ name: 'name', isCall: true, receiver: 'gen' });
+    // A site already at the name (pyright's) stays; so does one whose callee is not named there (`Foo()` → Foo.__init__).
+    const py = '        self.policy.fold(x)';
+    expect(calleeColumn(py, py.indexOf('fold'), 'method:p.py:Policy.fold')).toBe(py.indexOf('fold'));
+    expect(calleeColumn('    Foo(1)', 4, 'method:p.py:Foo.__init__')).toBe(4);
+    // A getter read through the chain stays a property read.
+    const getter = '    const names = this.lhs.names';
+    expect(callShape(getter, calleeColumn(getter, getter.indexOf('this'), 'method:code.ts:_Code.names'))).toMatchObject({ name: 'names', isCall: false });
   });
 
   test('parameter names from a signature', () => {

@@ -92,7 +92,21 @@ function readSite(cmp: Comparison, ctx: ClassifyContext, e: Edge): Site {
   const row = Number(m[2]);
   const column = Number(m[3]);
   const text = ctx.lines(file)[row] ?? '';
-  return { file, row, column, text, shape: callShape(text, column), facts: cmp.sites.get(key) ?? { pyright: [], nsccn: [] } };
+  const at = calleeColumn(text, column, e.callee);
+  return { file, row, column: at, text, shape: callShape(text, at), facts: cmp.sites.get(key) ?? { pyright: [], nsccn: [] } };
+}
+
+/**
+ * Where the callee's own name is: pyright's site is at it, tsserver's at the start of the callee
+ * expression (`gen` of `gen.if(…)`), where the name read would be the receiver's and every method
+ * call would look like a property read.
+ */
+export function calleeColumn(line: string, column: number, callee: string): number {
+  const qname = callee.slice(callee.lastIndexOf(':') + 1).replace(/#\d+$/, '');
+  const name = qname.slice(qname.lastIndexOf('.') + 1);
+  const chain = /^[\w$]+(?:\s*\.\s*[\w$]+)*/.exec(line.slice(column))?.[0] ?? '';
+  const found = [...chain.matchAll(/[\w$]+/g)].filter((m) => m[0] === name).pop();
+  return found?.index !== undefined ? column + found.index : column;
 }
 
 function describe(f: CallFact): string {
