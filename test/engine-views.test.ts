@@ -247,6 +247,8 @@ describe('bad ids and paths', () => {
     const typo = refused('shop/models.py::User::renam');
     expect(typo.message).toMatch(/^unknown entity shop\/models\.py::User::renam: shop\/models\.py defines no User\.renam; did you mean method:shop\/models\.py:User\.rename/);
     expect(typo.data.suggestions[0]).toBe('method:shop/models.py:User.rename');
+    // Near means near in the last segment: User.name shares the class, not the name.
+    expect(typo.data.suggestions.indexOf('attr:shop/models.py:User.name')).not.toBe(1);
     expect(refused('shop/models.py:prise_of').data.suggestions[0]).toBe('func:shop/models.py:price_of');
     expect(refused('shop/models.py::rename').data.suggestions[0]).toBe('method:shop/models.py:User.rename'); // the bare name of a method
     // Suggestions come from that file only, whatever else the workspace defines.

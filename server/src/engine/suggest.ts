@@ -52,7 +52,7 @@ export function suggestIds(store: Store, id: string, max = 5): string[] {
  */
 export function closestInFile(rows: readonly EntityDbRow[], name: string, max = 5): string[] {
   const last = name.slice(name.lastIndexOf('.') + 1);
-  const near = Math.max(2, Math.floor(name.length / 3));
+  const near = Math.max(2, Math.floor(last.length / 3)); // by the last segment: `JSONDecoder.decod` is not near `JSONDecoder.memo`
   const scored = rows
     .filter((e) => e.kind !== 'module' && e.kind !== 'config' && e.kind !== 'file')
     .map((e) => ({ e, d: Math.min(distance(e.qname, name), distance(e.name, last) + 0.5) }));
