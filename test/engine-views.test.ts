@@ -189,6 +189,7 @@ describe('bad ids and paths', () => {
       ['shop.models.Order.total', 'method:shop/models.py:Order.total'],
       ['shop.services.payments.charge', 'func:shop/services/payments.py:charge'],
       ['shop/models.py::Order::total', 'method:shop/models.py:Order.total'],
+      ['shop/models.py::Order::total[2-3.5]', 'method:shop/models.py:Order.total'], // a parametrized case, as pytest prints it
       ['shop.models', 'module:shop/models.py:models'],
       ['shop/models.py', 'module:shop/models.py:models'],
       // A package names what its modules define, when only one of them defines it.

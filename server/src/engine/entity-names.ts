@@ -3,8 +3,8 @@
 // (`JSONDecoder.decode`), a dotted module path as tracebacks, imports and docs write it
 // (`json.decoder.JSONDecoder.decode`), an id without its kind (`json/decoder.py:JSONDecoder.decode`),
 // a file and line as a traceback gives them (`json/decoder.py:340`), a pytest node id
-// (`tests/test_x.py::TestA::test_b`), a file (its module), a bare name (`decode`). A name that
-// fits several entities is never guessed: the caller lists them.
+// (`tests/test_x.py::TestA::test_b`, a parametrized `…::test_b[param-1]`), a file (its module),
+// a bare name (`decode`). A name that fits several entities is never guessed: the caller lists them.
 import { ENTITY_KINDS, entityId, type EntityKind } from '../../../protocol';
 import { toEntity, type EntityDbRow } from './store/read-rows';
 import { lastRow } from './spans';
@@ -32,7 +32,7 @@ export function findEntity(store: Store, written: string, relative: (p: string) 
     if (row) return { row };
   }
   const pytest = text.indexOf('::');
-  if (pytest > 0) return withoutKind(store, relative(text.slice(0, pytest)), text.slice(pytest + 2).replace(/::/g, '.'));
+  if (pytest > 0) return withoutKind(store, relative(text.slice(0, pytest)), pytestName(text.slice(pytest + 2)));
   const colon = text.lastIndexOf(':');
   if (colon > 0 && /^\d+$/.test(text.slice(colon + 1))) return atLine(store, relative(text.slice(0, colon)), Number(text.slice(colon + 1)));
   if (colon > 0) return withoutKind(store, relative(text.slice(0, colon)), text.slice(colon + 1));
@@ -46,6 +46,11 @@ export function findEntity(store: Store, written: string, relative: (p: string) 
   if (text.includes('.') && !text.includes('/')) return dotted(store, text);
   const named = store.entitiesNamed(text).filter((e) => e.path !== null);
   return named.length ? one(named) : null;
+}
+
+/** The qualified name a pytest node id's tail names: `TestA::test_b[param-1]` → `TestA.test_b` (pytest prints parametrized cases so). */
+export function pytestName(tail: string): string {
+  return tail.replace(/\[.*\]$/, '').replace(/::/g, '.');
 }
 
 /** `path:qname`: the ids that lack only their kind; a definition wins over an attribute of its name. */

@@ -14,7 +14,7 @@ import { pathTraversal } from './graph/paths';
 import { traceTraversal, type TraceRequest } from './graph/trace';
 import { toEdge, toEntity } from './store/read-rows';
 import type { Store } from './store/store';
-import { findEntity, MODULE_FILE } from './entity-names';
+import { findEntity, MODULE_FILE, pytestName } from './entity-names';
 import { lastRow } from './spans';
 import { closestInFile, suggestIds } from './suggest';
 import type { WorkspacePaths } from './workspace/workspace-paths';
@@ -77,7 +77,7 @@ export class GraphQueries {
     }
     const rows = this.store.entitiesOfFile(file);
     if (!rows.length) return because(`${file} is not in the index`);
-    const name = pytest ? pytest[2].replace(/::/g, '.') : named?.[2];
+    const name = pytest ? pytestName(pytest[2]) : named?.[2];
     if (name) return because(`${file} defines no ${name}`, closestInFile(rows, name));
     const module = rows.find((e) => e.kind === 'module'); // a config file has none, nor lines to count here
     if (!module || !line) return null;
