@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { chooseVocabulary, countPieces, initialRows, tokenizerJson } from '../server/eval/transformer/prepare';
+import { chooseVocabulary, countPieces, initialRows } from '../server/eval/transformer/prepare';
+import { tokenizerConfig, tokenizerJson } from '../server/eval/transformer/wordpiece';
 
 describe('transformer experiment: vocabulary, tokenizer and starting rows', () => {
   const texts = Array.from({ length: 3 }, () => ['getUserName returns the user name', 'def parse_header(line): split header value', 'HTTPServer serve forever']).flat();
@@ -27,7 +28,7 @@ describe('transformer experiment: vocabulary, tokenizer and starting rows', () =
     try {
       fs.mkdirSync(path.join(dir, 'm'));
       fs.writeFileSync(path.join(dir, 'm', 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab)));
-      fs.writeFileSync(path.join(dir, 'm', 'tokenizer_config.json'), JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 128 }));
+      fs.writeFileSync(path.join(dir, 'm', 'tokenizer_config.json'), JSON.stringify(tokenizerConfig(128)));
       const { AutoTokenizer, env } = await import('@huggingface/transformers');
       env.allowRemoteModels = false;
       env.localModelPath = dir;

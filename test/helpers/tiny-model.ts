@@ -11,8 +11,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { onnx } from 'onnx-proto';
 import { mulberry32 as rng } from '../../server/eval/random';
+import { SPECIAL_TOKENS, tokenizerConfig, tokenizerJson } from '../../server/eval/transformer/wordpiece';
 
-export const SPECIAL_TOKENS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] as const;
+export { SPECIAL_TOKENS };
 
 export const DEFAULT_CONCEPTS: Record<string, string[]> = {
   auth: ['password', 'credential', 'login', 'token', 'authenticate', 'user', 'secret', 'verify'],
@@ -128,51 +129,6 @@ function onnxModel(table: Float32Array, vocabSize: number, dims: number): Uint8A
   return onnx.ModelProto.encode(model).finish();
 }
 
-function tokenizerJson(vocab: string[]): unknown {
-  const ids = Object.fromEntries(vocab.map((w, i) => [w, i]));
-  const special = (t: string) => ({ id: t, ids: [ids[t]], tokens: [t] });
-  return {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: SPECIAL_TOKENS.map((t) => ({
-      id: ids[t],
-      content: t,
-      single_word: false,
-      lstrip: false,
-      rstrip: false,
-      normalized: false,
-      special: true,
-    })),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
-    pre_tokenizer: { type: 'BertPreTokenizer' },
-    post_processor: {
-      type: 'TemplateProcessing',
-      single: [
-        { SpecialToken: { id: '[CLS]', type_id: 0 } },
-        { Sequence: { id: 'A', type_id: 0 } },
-        { SpecialToken: { id: '[SEP]', type_id: 0 } },
-      ],
-      pair: [
-        { SpecialToken: { id: '[CLS]', type_id: 0 } },
-        { Sequence: { id: 'A', type_id: 0 } },
-        { SpecialToken: { id: '[SEP]', type_id: 0 } },
-        { Sequence: { id: 'B', type_id: 1 } },
-        { SpecialToken: { id: '[SEP]', type_id: 1 } },
-      ],
-      special_tokens: { '[CLS]': special('[CLS]'), '[SEP]': special('[SEP]') },
-    },
-    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: {
-      type: 'WordPiece',
-      unk_token: '[UNK]',
-      continuing_subword_prefix: '##',
-      max_input_chars_per_word: 100,
-      vocab: ids,
-    },
-  };
-}
-
 /** Writes the model folder `<root>/<name>` and returns where it is. */
 export function buildTinyModel(root: string, options: TinyModelOptions): TinyModel {
   const opts = {
@@ -194,16 +150,7 @@ export function buildTinyModel(root: string, options: TinyModelOptions): TinyMod
   fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab)));
   fs.writeFileSync(
     path.join(dir, 'tokenizer_config.json'),
-    JSON.stringify({
-      tokenizer_class: 'BertTokenizer',
-      do_lower_case: true,
-      model_max_length: 512,
-      cls_token: '[CLS]',
-      sep_token: '[SEP]',
-      pad_token: '[PAD]',
-      unk_token: '[UNK]',
-      mask_token: '[MASK]',
-    }),
+    JSON.stringify(tokenizerConfig(512)),
   );
   return { root, dir, name: options.name, dims: opts.dims, vocab };
 }

@@ -16,8 +16,8 @@ import * as path from 'node:path';
 import { decodeStaticTable, defaultStaticTablePath } from '../../src/engine/embed/static-asset';
 import { staticWords, wordRows } from '../../src/engine/embed/terms';
 import { positiveFlag, readFlags, stringFlag } from '../flags';
+import { SPECIAL_TOKENS, tokenizerConfig, tokenizerJson } from './wordpiece';
 
-const SPECIAL = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
 const PUNCTUATION = [...'!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'];
 
 interface PairLine {
@@ -42,7 +42,7 @@ export function countPieces(texts: Iterable<string>): Map<string, number> {
 }
 
 export function chooseVocabulary(counts: Map<string, number>, size: number): string[] {
-  const vocab = [...SPECIAL, ...PUNCTUATION];
+  const vocab: string[] = [...SPECIAL_TOKENS, ...PUNCTUATION];
   const have = new Set(vocab);
   const put = (t: string) => {
     if (!have.has(t)) {
@@ -71,28 +71,6 @@ export function chooseVocabulary(counts: Map<string, number>, size: number): str
   return vocab;
 }
 
-export function tokenizerJson(vocab: string[]): unknown {
-  const ids = Object.fromEntries(vocab.map((w, i) => [w, i]));
-  const special = (t: string) => ({ id: t, ids: [ids[t]], tokens: [t] });
-  const cls = { SpecialToken: { id: '[CLS]', type_id: 0 } };
-  return {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: SPECIAL.map((t) => ({ id: ids[t], content: t, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
-    pre_tokenizer: { type: 'BertPreTokenizer' },
-    post_processor: {
-      type: 'TemplateProcessing',
-      single: [cls, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-      pair: [cls, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
-      special_tokens: { '[CLS]': special('[CLS]'), '[SEP]': special('[SEP]') },
-    },
-    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: ids },
-  };
-}
-
 /** Each token's static-table row (the sum of its words' rows, each times its IDF); zero for specials and punctuation. */
 export function initialRows(vocab: string[]): { rows: Float32Array; dims: number; covered: number } {
   const file = defaultStaticTablePath();
@@ -103,7 +81,7 @@ export function initialRows(vocab: string[]): { rows: Float32Array; dims: number
   const rows = new Float32Array(vocab.length * dims);
   let covered = 0;
   vocab.forEach((token, t) => {
-    if (SPECIAL.includes(token)) return;
+    if ((SPECIAL_TOKENS as readonly string[]).includes(token)) return;
     const word = token.replace(/^##/, '');
     const found = staticWords(word).flatMap((w) => wordRows(w, index));
     if (found.length) covered++;
@@ -137,7 +115,7 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(model, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab)));
   fs.writeFileSync(
     path.join(model, 'tokenizer_config.json'),
-    JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: codeTokens, cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]', mask_token: '[MASK]' }),
+    JSON.stringify(tokenizerConfig(codeTokens)),
   );
   fs.writeFileSync(path.join(out, 'init.f32'), Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength));
 
