@@ -14,6 +14,8 @@ export type Named = { row: EntityDbRow } | { many: EntityDbRow[] } | null;
 
 /** Where kinds compete for one name: a definition before the module, before an attribute of the same name. */
 const KIND_RANK: Record<string, number> = { class: 0, function: 0, method: 0, interface: 0, type: 0, enum: 0, namespace: 0, module: 1, attr: 2, global: 2, config: 3, file: 3 };
+/** A kind's rank in KIND_RANK: 0 a definition, 1 a module, 2 an attribute or global, 3 the rest. */
+export const kindRank = (kind: string): number => KIND_RANK[kind] ?? 3;
 /** Extensions a module path may have (stripped to name the module). */
 export const MODULE_FILE = /\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 
@@ -171,7 +173,7 @@ export function moduleNameOf(file: string): string | null {
 /** One entity, or the best-ranked kind when only one has it; else all of them. */
 function one(rows: EntityDbRow[]): Named {
   if (rows.length === 1) return { row: rows[0] };
-  const best = Math.min(...rows.map((r) => KIND_RANK[r.kind] ?? 3));
-  const top = rows.filter((r) => (KIND_RANK[r.kind] ?? 3) === best);
+  const best = Math.min(...rows.map((r) => kindRank(r.kind)));
+  const top = rows.filter((r) => kindRank(r.kind) === best);
   return top.length === 1 ? { row: top[0] } : { many: rows };
 }

@@ -1,6 +1,6 @@
 // "Did you mean": the closest known ids to an unknown one, so a typo costs one round trip.
 import { parseEntityId } from '../../../protocol';
-import { moduleNameOf } from './entity-names';
+import { kindRank, moduleNameOf } from './entity-names';
 import type { EntityDbRow } from './store/read-rows';
 import type { Store } from './store/store';
 
@@ -54,16 +54,14 @@ export function closestInFile(rows: readonly EntityDbRow[], name: string, max = 
   const last = name.slice(name.lastIndexOf('.') + 1);
   const near = Math.max(2, Math.floor(last.length / 3)); // by the last segment: `JSONDecoder.decod` is not near `JSONDecoder.memo`
   const scored = rows
-    .filter((e) => e.kind !== 'module' && e.kind !== 'config' && e.kind !== 'file')
+    .filter((e) => kindRank(e.kind) === 0 || kindRank(e.kind) === 2) // definitions, attributes and globals
     .map((e) => ({ e, d: Math.min(distance(e.qname, name), distance(e.name, last) + 0.5) }));
   const close = scored.filter((s) => s.d <= near).sort((a, b) => a.d - b.d || a.e.id.localeCompare(b.e.id));
   const outline = scored
-    .filter((s) => s.d > near && DEFINITIONS.has(s.e.kind))
+    .filter((s) => s.d > near && kindRank(s.e.kind) === 0)
     .sort((a, b) => (a.e.sr ?? 0) - (b.e.sr ?? 0) || a.e.id.localeCompare(b.e.id));
   return [...close, ...outline].slice(0, max).map((s) => s.e.id);
 }
-
-const DEFINITIONS = new Set(['class', 'function', 'method', 'interface', 'type', 'enum']);
 
 function distance(a: string, b: string): number {
   const prev = new Array<number>(b.length + 1);
