@@ -159,8 +159,8 @@ def main():
     embed = [model.tok.weight]
     model.tok.weight.requires_grad_(a.embed_lr > 0)
     rest = [p for name, p in model.named_parameters() if name != 'tok.weight']
-    groups_ = [{'params': rest, 'lr': a.lr, 'weight_decay': 0.01}] + ([{'params': embed, 'lr': a.embed_lr, 'weight_decay': 0}] if a.embed_lr > 0 else [])
-    opt = torch.optim.AdamW(groups_)
+    param_groups = [{'params': rest, 'lr': a.lr, 'weight_decay': 0.01}] + ([{'params': embed, 'lr': a.embed_lr, 'weight_decay': 0}] if a.embed_lr > 0 else [])
+    opt = torch.optim.AdamW(param_groups)
     print(f'{n} pairs ({len(train_idx)} train, {len(val)} held out), {meta["vocab"]} tokens x {dims}, {a.layers} layers', flush=True)
     print(f'held-out MRR@10 at the start (the static rows): {evaluate(model, q, c, val):.3f}', flush=True)
 
@@ -168,7 +168,6 @@ def main():
     total = int(steps_per_epoch * a.epochs) if not a.limit else a.limit
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 20) * max(0.0, 1 - s / max(total, 1)))
     step, t0 = 0, time.time()
-    labels = None
     while step < total:
         for b in batches([groups[i] for i in train_idx], a.batch, a.run, rng):
             if step >= total:
